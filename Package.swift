@@ -1,0 +1,100 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Modules in the order data flows (see ../shared/STYLE.md):
+//   ParleyCore → wire codecs (ParleySTUN, ParleyRTP, ParleySDP) → ParleyStorage, ParleyMail, ParleyFiles
+//   → domain services (ParleyAccounts, …) → ParleyHTTP → ParleyApp → `parley`.
+let package = Package(
+    name: "parley",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "parley", targets: ["parley"]),
+        .executable(name: "parley-loadtest", targets: ["parley-loadtest"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "YAML"]),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+    ],
+    targets: [
+        // Shared vocabulary: typed ids, the error every edge turns into `{"error":{code,message}}`, clocks.
+        .target(name: "ParleyCore", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+
+        // Wire codecs: pure values, no I/O.
+        .target(name: "ParleySTUN", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ParleyRTP"),
+        .target(name: "ParleySDP"),
+
+        // Infrastructure below the domain.
+        .target(name: "ParleyStorage", dependencies: [
+            "ParleyCore",
+            .product(name: "SQLKit", package: "sql-kit"),
+            .product(name: "SQLiteKit", package: "sqlite-kit"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "ParleyMail", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "ParleyFiles", dependencies: [
+            "ParleyCore",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+
+        // Domain services: no Hummingbird here.
+        .target(name: "ParleyAccounts", dependencies: [
+            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles",
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Edges.
+        .target(name: "ParleyHTTP", dependencies: [
+            "ParleyCore", "ParleyAccounts", "ParleyFiles",
+            .product(name: "Hummingbird", package: "hummingbird"),
+        ]),
+
+        // Wiring: configuration, services, lifecycle.
+        .target(name: "ParleyApp", dependencies: [
+            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyHTTP",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
+        .executableTarget(name: "parley", dependencies: [
+            "ParleyApp",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "parley-loadtest", dependencies: [
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "loadtest/Sources/parley-loadtest"),
+
+        .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"]),
+        .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),
+        .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP"], exclude: ["Fixtures"]),
+        .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail"]),
+        .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
+        .testTarget(name: "ParleyHTTPTests", dependencies: [
+            "ParleyApp", "ParleyHTTP", "ParleyMail",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
+    ]
+)

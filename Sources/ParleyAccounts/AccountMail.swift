@@ -1,0 +1,56 @@
+import Foundation
+import ParleyMail
+
+/// The two mails Accounts sends, plain text and HTML.
+enum AccountMail {
+    static func verification(to user: UserRecord, link: String) -> MailMessage {
+        let text = """
+            Hello \(user.name),
+
+            Welcome to Parley. Confirm your e-mail address by opening this link:
+
+            \(link)
+
+            If you did not create a Parley account, ignore this mail.
+            """
+        let html = """
+            <!doctype html><html><body style="font-family:-apple-system,Helvetica,Arial,sans-serif">
+            <p>Hello \(escape(user.name)),</p>
+            <p>Welcome to Parley. Confirm your e-mail address:</p>
+            <p><a href="\(escape(link))">Verify my address</a></p>
+            <p style="color:#666">If the button does not work, open \(escape(link))</p>
+            <p style="color:#666">If you did not create a Parley account, ignore this mail.</p>
+            </body></html>
+            """
+        return MailMessage(to: user.email, toName: user.name, subject: "Confirm your Parley address", text: text, html: html)
+    }
+
+    static func passwordReset(to user: UserRecord, token: String, link: String) -> MailMessage {
+        let text = """
+            Hello \(user.name),
+
+            Someone (hopefully you) asked to reset your Parley password. Open this link in the app:
+
+            \(link)
+
+            or enter this code: \(token)
+
+            It works once, within an hour. If you did not ask, ignore this mail: your password stays as it is.
+            """
+        let html = """
+            <!doctype html><html><body style="font-family:-apple-system,Helvetica,Arial,sans-serif">
+            <p>Hello \(escape(user.name)),</p>
+            <p>Someone (hopefully you) asked to reset your Parley password.</p>
+            <p><a href="\(escape(link))">Reset my password</a></p>
+            <p>or enter this code in the app: <code>\(escape(token))</code></p>
+            <p style="color:#666">It works once, within an hour. If you did not ask, ignore this mail.</p>
+            </body></html>
+            """
+        return MailMessage(to: user.email, toName: user.name, subject: "Reset your Parley password", text: text, html: html)
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import ParleyCore
+
+/// What a login or a refresh hands to the device.
+public struct SessionGrant: Sendable {
+    public let accessToken: String
+    public let refreshToken: String
+    public let expiresIn: Int
+    public let user: UserRecord
+    public let sessionID: SessionID
+}
+
+extension AccountService {
+    /// Checks the password, then opens a session for this device.
+    public func login(email: String, password: String, deviceName: String?, clientAddress: String?) async throws -> SessionGrant {
+        let now = clock.now()
+        let email = AccountRules.normalizeEmail(email)
+        let accountKey = "account:" + email
+        let addressKey = "address:" + (clientAddress ?? "unknown")
+        if let wait = attemptsPerAddress.retryAfter(addressKey, now: now) ?? failedLoginsPerAccount.retryAfter(accountKey, now: now) {
+            logger.notice("login rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
+            throw AccountErrors.rateLimited(retryAfter: wait)
+        }
+        attemptsPerAddress.record(addressKey, now: now)
+        guard let user = try await store.user(email: email) else {
+            await hasher.burnTime(password)
+            failedLoginsPerAccount.record(accountKey, now: now)
+            throw AccountErrors.invalidCredentials
+        }
+        guard try await hasher.verify(password, hash: user.passwordHash) else {
+            failedLoginsPerAccount.record(accountKey, now: now)
+            throw AccountErrors.invalidCredentials
+        }
+        failedLoginsPerAccount.reset(accountKey)
+        guard user.isVerified else { throw AccountErrors.emailNotVerified }
+
+        let session = SessionRecord(
+            id: .generate(), userID: user.id, deviceName: Self.cleanDeviceName(deviceName), createdAt: now)
+        let refresh = SecretToken.generate()
+        try await store.createSession(session, refreshToken: RefreshTokenRecord(
+            digest: refresh.digest, sessionID: session.id, issuedAt: now,
+            expiresAt: now.addingTimeInterval(settings.refreshTokenLifetime)))
+        logger.info("logged in", metadata: ["user": "\(user.id)", "session": "\(session.id)"])
+        return try await grant(user: user, session: session.id, refresh: refresh)
+    }
+
+    /// Trades a live refresh token for a new pair. A spent token presented again means it was
+    /// copied: the whole session ends (RFC 9700 §4.14.2, refresh token rotation).
+    public func refresh(refreshToken: String) async throws -> SessionGrant {
+        let now = clock.now()
+        let fresh = SecretToken.generate()
+        let lifetime = settings.refreshTokenLifetime
+        let rotation = try await store.rotateRefreshToken(digest: SecretToken.digest(of: refreshToken), at: now) { old in
+            RefreshTokenRecord(digest: fresh.digest, sessionID: old.sessionID, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
+        }
+        switch rotation {
+        case .unknown, .expired:
+            throw AccountErrors.invalidRefreshToken
+        case .reused(let old):
+            try await store.endSession(id: old.sessionID, reason: "refresh_token_reused", at: now)
+            logger.warning("refresh token reused; session ended", metadata: ["session": "\(old.sessionID)"])
+            throw AccountErrors.refreshTokenReused
+        case .rotated(_, let new):
+            guard let session = try await store.session(id: new.sessionID), session.isActive,
+                  let user = try await store.user(id: session.userID)
+            else { throw AccountErrors.sessionEnded }
+            return try await grant(user: user, session: session.id, refresh: fresh)
+        }
+    }
+
+    /// Ends one session: the one an access token names, or the one a refresh token belongs to.
+    /// Returns false when neither names a session.
+    public func logout(principal: Principal?, refreshToken: String?) async throws -> Bool {
+        let now = clock.now()
+        if let principal {
+            try await store.endSession(id: principal.sessionID, reason: "logout", at: now)
+            return true
+        }
+        if let refreshToken, let session = try await store.sessionID(refreshTokenDigest: SecretToken.digest(of: refreshToken)) {
+            try await store.endSession(id: session, reason: "logout", at: now)
+            return true
+        }
+        return false
+    }
+
+    /// The principal behind an access token, if its session is still open.
+    public func authenticate(accessToken: String) async throws -> Principal {
+        guard let principal = await tokens.verify(accessToken) else { throw ParleyError.unauthenticated }
+        guard let session = try await store.session(id: principal.sessionID), session.isActive,
+              session.userID == principal.userID
+        else { throw AccountErrors.sessionEnded }
+        return principal
+    }
+
+    func grant(user: UserRecord, session: SessionID, refresh: SecretToken) async throws -> SessionGrant {
+        let access = try await tokens.issue(for: Principal(userID: user.id, sessionID: session))
+        return SessionGrant(
+            accessToken: access, refreshToken: refresh.value, expiresIn: Int(tokens.lifetime), user: user, sessionID: session)
+    }
+
+    static func cleanDeviceName(_ name: String?) -> String {
+        let trimmed = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? "unnamed device" : String(trimmed.prefix(64))
+    }
+}

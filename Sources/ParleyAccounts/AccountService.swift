@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyFiles
+import ParleyMail
+
+/// Users, credentials, sessions, verification and reset: everything about who someone is.
+public final class AccountService: Sendable {
+    let store: any AccountStore
+    let files: FileStore
+    let mail: any MailTransport
+    let tokens: AccessTokens
+    let hasher: PasswordHasher
+    let clock: any WallClock
+    let settings: AccountSettings
+    let logger: Logger
+    let failedLoginsPerAccount: RateLimiter
+    let attemptsPerAddress: RateLimiter
+
+    public init(
+        store: any AccountStore, files: FileStore, mail: any MailTransport, tokens: AccessTokens,
+        clock: any WallClock, settings: AccountSettings, logger: Logger
+    ) {
+        self.store = store
+        self.files = files
+        self.mail = mail
+        self.tokens = tokens
+        self.hasher = PasswordHasher(cost: settings.bcryptCost)
+        self.clock = clock
+        self.settings = settings
+        self.logger = logger
+        self.failedLoginsPerAccount = RateLimiter(limit: settings.loginFailuresPerAccount, window: settings.loginWindow)
+        self.attemptsPerAddress = RateLimiter(limit: settings.loginAttemptsPerAddress, window: settings.loginWindow)
+    }
+
+    /// What a new user fills in.
+    public struct Registration: Sendable {
+        public var name: String
+        public var email: String
+        public var password: String
+        public var dateOfBirth: String
+        public var avatar: [UInt8]?
+
+        public init(name: String, email: String, password: String, dateOfBirth: String, avatar: [UInt8]? = nil) {
+            self.name = name
+            self.email = email
+            self.password = password
+            self.dateOfBirth = dateOfBirth
+            self.avatar = avatar
+        }
+    }
+
+    /// Creates an unverified account and mails the verification link.
+    public func register(_ form: Registration) async throws -> UserRecord {
+        guard let name = AccountRules.cleanName(form.name) else { throw AccountErrors.invalidName }
+        let email = AccountRules.normalizeEmail(form.email)
+        guard AccountRules.isValidEmail(email) else { throw AccountErrors.invalidEmail }
+        guard AccountRules.isAcceptablePassword(form.password) else { throw AccountErrors.weakPassword }
+        let now = clock.now()
+        guard let birth = AccountRules.CalendarDate(form.dateOfBirth), birth <= AccountRules.CalendarDate(now) else {
+            throw AccountErrors.invalidDateOfBirth
+        }
+        guard AccountRules.age(born: birth, on: AccountRules.CalendarDate(now)) >= AccountRules.minimumAge else {
+            throw AccountErrors.tooYoung
+        }
+        let avatarHash = try form.avatar.map { try storeAvatar($0) }
+        if try await store.user(email: email) != nil { throw AccountErrors.emailTaken }
+        let user = UserRecord(
+            id: .generate(), email: email, name: name, status: "", passwordHash: try await hasher.hash(form.password),
+            dateOfBirth: form.dateOfBirth, avatarHash: avatarHash?.hex, emailVerifiedAt: nil, createdAt: now, updatedAt: now)
+        try await store.insertUser(user)
+        logger.info("registered", metadata: ["user": "\(user.id)"])
+        try await sendVerification(to: user)
+        return user
+    }
+
+    /// Marks the address of the token's user verified. Single use.
+    public func verifyEmail(token: String) async throws -> UserRecord {
+        let now = clock.now()
+        guard let record = try await store.consumeEmailToken(digest: SecretToken.digest(of: token), purpose: .verify, at: now),
+              var user = try await store.user(id: record.userID)
+        else { throw AccountErrors.invalidToken }
+        try await store.markVerified(id: user.id, at: now)
+        user.emailVerifiedAt = user.emailVerifiedAt ?? now
+        logger.info("e-mail verified", metadata: ["user": "\(user.id)"])
+        return user
+    }
+
+    /// Mails a new verification link if the address belongs to an unverified account.
+    /// Answers the same either way, and at once: the mail goes out in the background.
+    public func resendVerification(email: String) async {
+        let email = AccountRules.normalizeEmail(email)
+        guard let user = try? await store.user(email: email), !user.isVerified else { return }
+        Task { [self] in try? await sendVerification(to: user) }
+    }
+
+    func sendVerification(to user: UserRecord) async throws {
+        let token = SecretToken.generate()
+        try await store.insertEmailToken(
+            EmailTokenRecord(digest: token.digest, userID: user.id, purpose: .verify,
+                             expiresAt: clock.now().addingTimeInterval(settings.verificationTokenLifetime)),
+            replacingPurposeTokens: false)
+        let link = "\(settings.publicBaseURL)/v1/auth/verify?token=\(token.value)"
+        deliver(AccountMail.verification(to: user, link: link), kind: "verification")
+    }
+
+    /// Sends in the background: a slow or failing mail server never holds up or fails a request.
+    func deliver(_ message: MailMessage, kind: String) {
+        let mail = self.mail, logger = self.logger
+        Task {
+            do {
+                try await mail.send(message)
+            } catch {
+                logger.error("mail not sent", metadata: ["kind": "\(kind)", "error": "\(error)"])
+            }
+        }
+    }
+
+    func storeAvatar(_ bytes: [UInt8]) throws -> ContentHash {
+        guard bytes.count <= settings.maxAvatarBytes else { throw AccountErrors.imageTooLarge }
+        guard let type = MediaType.sniff(bytes), [.jpeg, .png, .heic].contains(type) else {
+            throw AccountErrors.unsupportedImage
+        }
+        return try files.put(bytes)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+
+/// The Accounts knobs, read from configuration by the app.
+public struct AccountSettings: Sendable {
+    /// Public base URL of this server, for links in mail (`https://chat.example.com`).
+    public var publicBaseURL: String
+    /// Where the password-reset mail points; `{token}` is replaced (a link the iOS app opens).
+    public var passwordResetLink: String
+    public var bcryptCost: UInt8
+    public var accessTokenLifetime: TimeInterval
+    public var refreshTokenLifetime: TimeInterval
+    public var verificationTokenLifetime: TimeInterval
+    public var resetTokenLifetime: TimeInterval
+    public var maxAvatarBytes: Int
+    /// Failed logins allowed per account within `loginWindow`.
+    public var loginFailuresPerAccount: Int
+    /// Login attempts allowed per client address within `loginWindow`.
+    public var loginAttemptsPerAddress: Int
+    public var loginWindow: TimeInterval
+
+    public init(
+        publicBaseURL: String = "http://127.0.0.1:8080",
+        passwordResetLink: String = "parley://password-reset?token={token}",
+        bcryptCost: UInt8 = 12,
+        accessTokenLifetime: TimeInterval = 15 * 60,
+        refreshTokenLifetime: TimeInterval = 60 * 24 * 3600,
+        verificationTokenLifetime: TimeInterval = 48 * 3600,
+        resetTokenLifetime: TimeInterval = 3600,
+        maxAvatarBytes: Int = 5 * 1024 * 1024,
+        loginFailuresPerAccount: Int = 5,
+        loginAttemptsPerAddress: Int = 30,
+        loginWindow: TimeInterval = 15 * 60
+    ) {
+        self.publicBaseURL = publicBaseURL
+        self.passwordResetLink = passwordResetLink
+        self.bcryptCost = bcryptCost
+        self.accessTokenLifetime = accessTokenLifetime
+        self.refreshTokenLifetime = refreshTokenLifetime
+        self.verificationTokenLifetime = verificationTokenLifetime
+        self.resetTokenLifetime = resetTokenLifetime
+        self.maxAvatarBytes = maxAvatarBytes
+        self.loginFailuresPerAccount = loginFailuresPerAccount
+        self.loginAttemptsPerAddress = loginAttemptsPerAddress
+        self.loginWindow = loginWindow
+    }
+}

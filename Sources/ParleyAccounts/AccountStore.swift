@@ -1,0 +1,68 @@
+import Foundation
+import ParleyCore
+
+/// What Accounts needs from storage. `SQLAccountStore` serves it over SQLite or PostgreSQL.
+public protocol AccountStore: Sendable {
+    // Users
+    /// Inserts a user; throws `email_taken` when the normalised address is already registered.
+    func insertUser(_ user: UserRecord) async throws
+    func user(id: UserID) async throws -> UserRecord?
+    func user(email: String) async throws -> UserRecord?
+    func users(ids: [UserID]) async throws -> [UserRecord]
+    func updateProfile(id: UserID, name: String?, status: String?, at: Date) async throws
+    func setAvatar(id: UserID, hash: String, at: Date) async throws
+    func setPassword(id: UserID, hash: String, at: Date) async throws
+    func markVerified(id: UserID, at: Date) async throws
+    /// Deletes the user and everything that cascades from it.
+    func deleteUser(id: UserID) async throws
+    /// How many users show this avatar (content-addressed files are shared).
+    func avatarReferences(hash: String) async throws -> Int
+    /// Verified users whose name or e-mail contains `query` (case-insensitive), ordered by name
+    /// then id, after `cursor`, never `viewer` or anyone in `excluding`.
+    func searchUsers(query: String, viewer: UserID, excluding: Set<UserID>, after cursor: UserSearchCursor?, limit: Int) async throws -> [UserRecord]
+
+    // Sessions
+    func createSession(_ session: SessionRecord, refreshToken: RefreshTokenRecord) async throws
+    func session(id: SessionID) async throws -> SessionRecord?
+    /// Atomically: looks the token up; if it is live, marks it spent and stores `replacement`.
+    func rotateRefreshToken(digest: String, at: Date, replacement: @Sendable (RefreshTokenRecord) -> RefreshTokenRecord) async throws -> RefreshRotation
+    /// The session a refresh token (spent or not) belongs to.
+    func sessionID(refreshTokenDigest digest: String) async throws -> SessionID?
+    func endSession(id: SessionID, reason: String, at: Date) async throws
+    func endAllSessions(userID: UserID, reason: String, at: Date) async throws
+
+    // E-mail tokens
+    func insertEmailToken(_ token: EmailTokenRecord, replacingPurposeTokens: Bool) async throws
+    /// Atomically marks the token used and returns it, if it exists, is unused and unexpired.
+    func consumeEmailToken(digest: String, purpose: EmailTokenRecord.Purpose, at: Date) async throws -> EmailTokenRecord?
+}
+
+/// Where a refresh token stood when it was presented.
+public enum RefreshRotation: Sendable, Equatable {
+    case rotated(old: RefreshTokenRecord, new: RefreshTokenRecord)
+    case unknown
+    case expired(RefreshTokenRecord)
+    /// Already spent: someone replayed it. The session must end.
+    case reused(RefreshTokenRecord)
+}
+
+/// Keyset position in a search: the last row's sort key.
+public struct UserSearchCursor: Sendable, Equatable {
+    public var nameKey: String
+    public var id: UserID
+
+    public init(nameKey: String, id: UserID) {
+        self.nameKey = nameKey
+        self.id = id
+    }
+
+    public var encoded: String { Base64URL.encode(Array("\(nameKey)\u{0}\(id.rawValue)".utf8)) }
+
+    public init?(encoded: String) {
+        guard let bytes = Base64URL.decode(encoded) else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: "\u{0}", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[1].isEmpty else { return nil }
+        nameKey = String(parts[0])
+        id = UserID(rawValue: String(parts[1]))
+    }
+}

@@ -1,0 +1,90 @@
+import Configuration
+import Foundation
+
+/// Everything Parley reads at start: config/parley.yaml, overridden by environment variables
+/// (`HTTP_PORT=9090`, `MAIL_TRANSPORT=smtp`, …), with embedded defaults for anything unset.
+public struct ParleyConfiguration: Sendable {
+    public var httpHost = "127.0.0.1"
+    public var httpPort = 8080
+    public var dataDirectory = "./data"
+    /// Empty: SQLite in the data folder.
+    public var databaseURL = ""
+    public var publicBaseURL = ""
+    public var jwtSecret = ""
+    public var bcryptCost = 12
+    public var accessTokenSeconds = 900
+    public var refreshTokenDays = 60
+    public var passwordResetLink = "parley://password-reset?token={token}"
+    public var loginFailuresPerAccount = 5
+    public var loginAttemptsPerAddress = 30
+    public var loginWindowSeconds = 900
+    public var maxAvatarBytes = 5 * 1024 * 1024
+    public var mail = Mail()
+    public var logLevel = "info"
+
+    public struct Mail: Sendable {
+        /// `outbox` (files in the data folder) or `smtp`.
+        public var transport = "outbox"
+        public var fromAddress = "no-reply@parley.localhost"
+        public var fromName = "Parley"
+        public var outboxDirectory = ""
+        public var smtpHost = "127.0.0.1"
+        public var smtpPort = 25
+        /// `none`, `starttls-if-available`, `starttls`, `tls`.
+        public var smtpTLS = "starttls-if-available"
+        public var smtpUsername = ""
+        public var smtpPassword = ""
+        public var smtpCAFile = ""
+        public var smtpVerifyCertificate = true
+
+        public init() {}
+    }
+
+    public init() {}
+
+    /// Reads the file (if present) under the environment.
+    public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ParleyConfiguration {
+        var providers: [any ConfigProvider] = [EnvironmentVariablesProvider(environmentVariables: environment)]
+        if let file, FileManager.default.fileExists(atPath: file) {
+            providers.append(try await FileProvider<YAMLSnapshot>(filePath: .init(file)))
+        }
+        return ParleyConfiguration(reader: ConfigReader(providers: providers))
+    }
+
+    public init(reader config: ConfigReader) {
+        let d = ParleyConfiguration()
+        httpHost = config.string(forKey: "http.host", default: d.httpHost)
+        httpPort = config.int(forKey: "http.port", default: d.httpPort)
+        dataDirectory = config.string(forKey: "data.directory", default: d.dataDirectory)
+        databaseURL = config.string(forKey: "database.url", default: d.databaseURL)
+        publicBaseURL = config.string(forKey: "http.publicBaseURL", default: d.publicBaseURL)
+        jwtSecret = config.string(forKey: "auth.jwtSecret", isSecret: true, default: d.jwtSecret)
+        bcryptCost = config.int(forKey: "auth.bcryptCost", default: d.bcryptCost)
+        accessTokenSeconds = config.int(forKey: "auth.accessTokenSeconds", default: d.accessTokenSeconds)
+        refreshTokenDays = config.int(forKey: "auth.refreshTokenDays", default: d.refreshTokenDays)
+        passwordResetLink = config.string(forKey: "auth.passwordResetLink", default: d.passwordResetLink)
+        loginFailuresPerAccount = config.int(forKey: "auth.loginFailuresPerAccount", default: d.loginFailuresPerAccount)
+        loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)
+        loginWindowSeconds = config.int(forKey: "auth.loginWindowSeconds", default: d.loginWindowSeconds)
+        maxAvatarBytes = config.int(forKey: "uploads.maxAvatarBytes", default: d.maxAvatarBytes)
+        logLevel = config.string(forKey: "log.level", default: d.logLevel)
+        mail.transport = config.string(forKey: "mail.transport", default: d.mail.transport)
+        mail.fromAddress = config.string(forKey: "mail.from.address", default: d.mail.fromAddress)
+        mail.fromName = config.string(forKey: "mail.from.name", default: d.mail.fromName)
+        mail.outboxDirectory = config.string(forKey: "mail.outbox.directory", default: d.mail.outboxDirectory)
+        mail.smtpHost = config.string(forKey: "mail.smtp.host", default: d.mail.smtpHost)
+        mail.smtpPort = config.int(forKey: "mail.smtp.port", default: d.mail.smtpPort)
+        mail.smtpTLS = config.string(forKey: "mail.smtp.tls", default: d.mail.smtpTLS)
+        mail.smtpUsername = config.string(forKey: "mail.smtp.username", default: d.mail.smtpUsername)
+        mail.smtpPassword = config.string(forKey: "mail.smtp.password", isSecret: true, default: d.mail.smtpPassword)
+        mail.smtpCAFile = config.string(forKey: "mail.smtp.caFile", default: d.mail.smtpCAFile)
+        mail.smtpVerifyCertificate = config.bool(forKey: "mail.smtp.verifyCertificate", default: d.mail.smtpVerifyCertificate)
+    }
+
+    /// The base URL links in mail point at.
+    public var effectivePublicBaseURL: String {
+        if !publicBaseURL.isEmpty { return publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL }
+        let host = httpHost == "0.0.0.0" || httpHost == "::" ? "127.0.0.1" : httpHost
+        return "http://\(host):\(httpPort)"
+    }
+}

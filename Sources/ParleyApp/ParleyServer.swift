@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import Logging
+import ParleyAccounts
+import ParleyCore
+import ParleyFiles
+import ParleyHTTP
+import ParleyMail
+import ParleyStorage
+import ServiceLifecycle
+
+/// Wires configuration into services and services into the HTTP edge.
+public enum ParleyServer {
+    /// The assembled parts, for `parley` to run and for tests to reach into.
+    public struct Parts {
+        public let database: Database
+        public let accounts: AccountService
+        public let router: Router<ParleyRequestContext>
+        public let mailTransport: any MailTransport
+    }
+
+    public static func assemble(
+        _ config: ParleyConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger
+    ) async throws -> Parts {
+        let dataDirectory = config.dataDirectory
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        guard config.databaseURL.isEmpty else {
+            throw ParleyError(.internalFailure, code: "unsupported_database", "database.url is not supported yet: leave it empty for SQLite")
+        }
+        let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
+        try await Migrator(database: database, logger: logger).run(AccountMigrations.all, now: clock.now().storageMillis)
+
+        let mail = try MailSetup.transport(config, logger: logger)
+        let publicBaseURL = config.effectivePublicBaseURL
+        let settings = AccountSettings(
+            publicBaseURL: publicBaseURL,
+            passwordResetLink: config.passwordResetLink,
+            bcryptCost: UInt8(clamping: min(max(config.bcryptCost, 4), 31)),
+            accessTokenLifetime: TimeInterval(config.accessTokenSeconds),
+            refreshTokenLifetime: TimeInterval(config.refreshTokenDays) * 86_400,
+            maxAvatarBytes: config.maxAvatarBytes,
+            loginFailuresPerAccount: config.loginFailuresPerAccount,
+            loginAttemptsPerAddress: config.loginAttemptsPerAddress,
+            loginWindow: TimeInterval(config.loginWindowSeconds))
+        let secret = try config.jwtSecret.isEmpty ? SecretFile.load(dataDirectory + "/jwt-secret") : config.jwtSecret
+        let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
+        let accounts = AccountService(
+            store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
+            mail: mail, tokens: tokens, clock: clock, settings: settings, logger: logger)
+
+        let router = ParleyRouter.build(HTTPDependencies(
+            accounts: accounts, relationships: NoRelationships(), publicBaseURL: publicBaseURL,
+            maxAvatarBytes: config.maxAvatarBytes, health: { await database.ping() }))
+        return Parts(database: database, accounts: accounts, router: router, mailTransport: mail)
+    }
+
+    /// The runnable application: HTTP server plus the services that stop with it.
+    public static func application(
+        _ config: ParleyConfiguration, parts: Parts, logger: Logger
+    ) -> some ApplicationProtocol {
+        Application(
+            router: parts.router,
+            configuration: .init(address: .hostname(config.httpHost, port: config.httpPort), serverName: "Parley"),
+            services: [DatabaseCloser(database: parts.database)],
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? config.httpPort
+                logger.notice("Parley listening", metadata: [
+                    "http": "http://\(config.httpHost):\(port)", "data": "\(config.dataDirectory)",
+                    "mail": "\(config.mail.transport)",
+                ])
+            },
+            logger: logger)
+    }
+}
+
+/// Closes the database after the server has stopped taking requests.
+struct DatabaseCloser: Service {
+    let database: Database
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await database.close()
+    }
+}
+
+/// A secret generated once and kept in the data folder (mode 0600), so tokens survive restarts
+/// without anyone having to configure one.
+enum SecretFile {
+    static func load(_ path: String) throws -> String {
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
+           existing.count >= 32 {
+            return existing
+        }
+        let secret = SecretToken.generate().value
+        guard FileManager.default.createFile(atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+        return secret
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A string identifier with a type of its own, so that a `UserID` is never passed where a
+/// `DialogID` is expected. Ids travel as plain strings on the wire.
+public protocol TypedID: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible
+where RawValue == String {
+    init(rawValue: String)
+}
+
+extension TypedID {
+    /// A fresh random id (a lowercase UUID).
+    public static func generate() -> Self { Self(rawValue: UUID().uuidString.lowercased()) }
+
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+public struct UserID: TypedID {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct SessionID: TypedID {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Hummingbird
+import ParleyAccounts
+import ParleyCore
+
+/// `/v1/auth/*`: the routes that work without an access token.
+struct AuthRoutes {
+    let accounts: AccountService
+    let users: UserPresenter
+    let maxAvatarBytes: Int
+
+    struct RegisterBody: Decodable { let name: String; let email: String; let password: String; let dateOfBirth: String }
+    struct TokenBody: Decodable { let token: String }
+    struct EmailBody: Decodable { let email: String }
+    struct LoginBody: Decodable { let email: String; let password: String; let deviceName: String? }
+    struct RefreshBody: Decodable { let refreshToken: String }
+    struct LogoutBody: Decodable { let refreshToken: String? }
+    struct ResetConfirmBody: Decodable { let token: String; let newPassword: String }
+
+    struct UserEnvelope: ResponseEncodable { let user: UserBody }
+    struct GrantBody: ResponseEncodable {
+        let accessToken: String
+        let refreshToken: String
+        let tokenType = "Bearer"
+        let expiresIn: Int
+        let user: UserBody
+    }
+
+    func add(to group: RouterGroup<ParleyRequestContext>) {
+        group.post("register", use: register)
+        group.get("verify", use: verifyPage)
+        group.post("verify", use: verify)
+        group.post("resend-verification", use: resendVerification)
+        group.post("login", use: login)
+        group.post("refresh", use: refresh)
+        group.post("logout", use: logout)
+        group.post("password-reset", use: requestReset)
+        group.post("password-reset/confirm", use: confirmReset)
+    }
+
+    /// JSON, or multipart/form-data with the same fields and an optional `avatar` file.
+    func register(_ request: Request, context: ParleyRequestContext) async throws -> EditedResponse<UserEnvelope> {
+        let form: AccountService.Registration
+        if let contentType = request.headers[.contentType], contentType.lowercased().hasPrefix("multipart/") {
+            form = try await multipartRegistration(request, contentType: contentType)
+        } else {
+            let body = try await RequestBody.json(RegisterBody.self, from: request)
+            form = .init(name: body.name, email: body.email, password: body.password, dateOfBirth: body.dateOfBirth)
+        }
+        let user = try await accounts.register(form)
+        return EditedResponse(status: .created, response: UserEnvelope(user: users.body(user, viewer: user.id)))
+    }
+
+    func multipartRegistration(_ request: Request, contentType: String) async throws -> AccountService.Registration {
+        guard let boundary = MultipartFormData.boundary(fromContentType: contentType) else {
+            throw ParleyError.badRequest("multipart/form-data needs a boundary", code: "invalid_multipart")
+        }
+        let bytes = try await RequestBody.bytes(request, limit: maxAvatarBytes + RequestBody.jsonLimit)
+        let form: MultipartFormData
+        do { form = try MultipartFormData(body: bytes, boundary: boundary) } catch {
+            throw ParleyError.badRequest("The multipart body could not be read", code: "invalid_multipart")
+        }
+        func field(_ name: String) throws -> String {
+            guard let value = form.text(name) else { throw ParleyError(.badRequest, code: "missing_field", "\(name) is required") }
+            return value
+        }
+        let avatar = form.part(named: "avatar").map(\.body).flatMap { $0.isEmpty ? nil : $0 }
+        return .init(name: try field("name"), email: try field("email"), password: try field("password"),
+                     dateOfBirth: try field("dateOfBirth"), avatar: avatar)
+    }
+
+    /// The page the mailed link opens: says whether the address is now verified.
+    func verifyPage(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty else {
+            return VerificationPage.response(status: .badRequest, title: "Link incomplete",
+                                             message: "This verification link is missing its token. Open the link from the mail again.")
+        }
+        do {
+            let user = try await accounts.verifyEmail(token: token)
+            return VerificationPage.response(status: .ok, title: "Address verified",
+                                             message: "\(user.email) is verified. You can go back to the app and log in.")
+        } catch let error as ParleyError where error.code == AccountErrors.invalidToken.code {
+            return VerificationPage.response(status: .badRequest, title: "Link expired",
+                                             message: "This link was already used or has expired. Ask the app to send a new one.")
+        }
+    }
+
+    func verify(_ request: Request, context: ParleyRequestContext) async throws -> UserEnvelope {
+        let body = try await RequestBody.json(TokenBody.self, from: request)
+        let user = try await accounts.verifyEmail(token: body.token)
+        return UserEnvelope(user: users.body(user, viewer: user.id))
+    }
+
+    func resendVerification(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let body = try await RequestBody.json(EmailBody.self, from: request)
+        await accounts.resendVerification(email: body.email)
+        return Response(status: .accepted)
+    }
+
+    func login(_ request: Request, context: ParleyRequestContext) async throws -> GrantBody {
+        let body = try await RequestBody.json(LoginBody.self, from: request)
+        let grant = try await accounts.login(
+            email: body.email, password: body.password, deviceName: body.deviceName, clientAddress: context.clientAddress)
+        return present(grant)
+    }
+
+    func refresh(_ request: Request, context: ParleyRequestContext) async throws -> GrantBody {
+        let body = try await RequestBody.json(RefreshBody.self, from: request)
+        return present(try await accounts.refresh(refreshToken: body.refreshToken))
+    }
+
+    /// Ends the session of the bearer token, or else the one the refresh token belongs to.
+    func logout(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let body = try await RequestBody.optionalJSON(LogoutBody.self, from: request)
+        var principal: Principal?
+        if let token = request.bearerToken { principal = try? await accounts.authenticate(accessToken: token) }
+        guard try await accounts.logout(principal: principal, refreshToken: body.refreshToken) else {
+            throw ParleyError.unauthenticated
+        }
+        return Response(status: .noContent)
+    }
+
+    func requestReset(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let body = try await RequestBody.json(EmailBody.self, from: request)
+        await accounts.requestPasswordReset(email: body.email)
+        return Response(status: .accepted)
+    }
+
+    func confirmReset(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let body = try await RequestBody.json(ResetConfirmBody.self, from: request)
+        try await accounts.confirmPasswordReset(token: body.token, newPassword: body.newPassword)
+        return Response(status: .noContent)
+    }
+
+    func present(_ grant: SessionGrant) -> GrantBody {
+        GrantBody(accessToken: grant.accessToken, refreshToken: grant.refreshToken, expiresIn: grant.expiresIn,
+                  user: users.body(grant.user, viewer: grant.user.id))
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import Hummingbird
+import ParleyAccounts
+import ParleyCore
+
+/// Admits requests with a valid `Authorization: Bearer <accessToken>` of an open session.
+struct BearerAuthMiddleware: RouterMiddleware {
+    typealias Context = ParleyRequestContext
+    let accounts: AccountService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let token = request.bearerToken else { throw ParleyError.unauthenticated }
+        var context = context
+        context.principal = try await accounts.authenticate(accessToken: token)
+        context.logger[metadataKey: "user"] = "\(context.principal!.userID)"
+        return try await next(request, context)
+    }
+}
+
+extension Request {
+    /// The token of an `Authorization: Bearer …` header, if there is one.
+    var bearerToken: String? {
+        guard let header = headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Hummingbird
+import ParleyAccounts
+import ParleyCore
+
+/// `/v1/me`: the signed-in user's own account.
+struct MeRoutes {
+    let accounts: AccountService
+    let users: UserPresenter
+    let maxAvatarBytes: Int
+
+    struct PatchBody: Decodable { let name: String?; let status: String? }
+    struct DeleteBody: Decodable { let password: String }
+
+    func add(to group: RouterGroup<ParleyRequestContext>) {
+        group.get(use: me)
+        group.patch(use: update)
+        group.delete(use: delete)
+        group.put("avatar", use: setAvatar)
+    }
+
+    func me(_ request: Request, context: ParleyRequestContext) async throws -> AuthRoutes.UserEnvelope {
+        let principal = try context.requirePrincipal()
+        return .init(user: users.body(try await accounts.user(id: principal.userID), viewer: principal.userID))
+    }
+
+    func update(_ request: Request, context: ParleyRequestContext) async throws -> AuthRoutes.UserEnvelope {
+        let principal = try context.requirePrincipal()
+        let body = try await RequestBody.json(PatchBody.self, from: request)
+        let user = try await accounts.updateProfile(id: principal.userID, name: body.name, status: body.status)
+        return .init(user: users.body(user, viewer: principal.userID))
+    }
+
+    /// The image is the raw body; its type is read from its bytes.
+    func setAvatar(_ request: Request, context: ParleyRequestContext) async throws -> AuthRoutes.UserEnvelope {
+        let principal = try context.requirePrincipal()
+        let bytes = try await RequestBody.bytes(request, limit: maxAvatarBytes)
+        if bytes.isEmpty { throw ParleyError.badRequest("The image is the request body", code: "missing_body") }
+        let user = try await accounts.setAvatar(id: principal.userID, image: bytes)
+        return .init(user: users.body(user, viewer: principal.userID))
+    }
+
+    func delete(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let principal = try context.requirePrincipal()
+        let body = try await RequestBody.json(DeleteBody.self, from: request)
+        try await accounts.deleteAccount(id: principal.userID, password: body.password)
+        return Response(status: .noContent)
+    }
+}

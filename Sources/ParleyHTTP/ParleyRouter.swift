@@ -1,0 +1,45 @@
+import Hummingbird
+import ParleyAccounts
+import ParleyCore
+
+/// Everything the HTTP edge needs from the layers below.
+public struct HTTPDependencies: Sendable {
+    public var accounts: AccountService
+    public var relationships: any RelationshipDirectory
+    public var publicBaseURL: String
+    public var maxAvatarBytes: Int
+    public var health: @Sendable () async -> Bool
+
+    public init(
+        accounts: AccountService, relationships: any RelationshipDirectory, publicBaseURL: String, maxAvatarBytes: Int,
+        health: @escaping @Sendable () async -> Bool
+    ) {
+        self.accounts = accounts
+        self.relationships = relationships
+        self.publicBaseURL = publicBaseURL
+        self.maxAvatarBytes = maxAvatarBytes
+        self.health = health
+    }
+}
+
+/// Builds the router: thin routes that decode, call a domain service and encode.
+public enum ParleyRouter {
+    public static func build(_ deps: HTTPDependencies) -> Router<ParleyRequestContext> {
+        let router = Router(context: ParleyRequestContext.self)
+        router.middlewares.add(ErrorMiddleware<ParleyRequestContext>())
+        let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.relationships)
+        let auth = BearerAuthMiddleware(accounts: deps.accounts)
+
+        router.get("health") { _, _ -> Response in
+            await deps.health() ? Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: #"{"status":"ok"}"#)))
+                : ParleyError(.unavailable, code: "unhealthy", "The database does not answer").errorResponse()
+        }
+        AuthRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)
+            .add(to: router.group("v1/auth"))
+        MeRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)
+            .add(to: router.group("v1/me").add(middleware: auth))
+        UserRoutes(accounts: deps.accounts, users: users).add(to: router.group("v1/users").add(middleware: auth))
+        AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: auth))
+        return router
+    }
+}

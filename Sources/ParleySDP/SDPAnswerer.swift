@@ -1,0 +1,182 @@
+/// An answer to a WebRTC offer, and what it agreed to.
+public struct SDPAnswer: Sendable, Hashable {
+    /// The answer as a value; ``sdp`` is its text.
+    public var session: SessionDescription
+    /// Per-section summary for configuring the relay's leg.
+    public var negotiation: SDPNegotiation
+
+    /// The answer's SDP text (CRLF line ends).
+    public var sdp: String { session.text }
+}
+
+/// Answers WebRTC offers as an ICE-lite, DTLS-passive, BUNDLE-only relay that forwards Opus
+/// and VP8 (JSEP, RFC 8829 §5.3; RFC 3264 §6).
+///
+/// Each audio or video section over UDP/TLS/RTP/SAVPF with rtcp-mux and a mid is accepted
+/// with one codec — Opus for audio, VP8 for video, with the offer's payload type and fmtp —
+/// and everything else in it (RTX, RED, ULPFEC, H264, VP9, AV1, G.711, …) is left out. Other
+/// sections are answered with port 0 and kept out of BUNDLE.
+public enum SDPAnswerer {
+    /// Feedback kept for VP8 when offered (RFC 4585 §4.2, RFC 5104 §7.1).
+    static let videoFeedback: Set<String> = ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"]
+    /// Feedback kept for Opus when offered.
+    static let audioFeedback: Set<String> = ["transport-cc"]
+
+    /// Builds the answer to `offer` for a relay described by `relay`.
+    public static func answer(offer: SessionDescription, relay: SDPRelayParameters) throws(SDPAnswerError) -> SDPAnswer {
+        var negotiated: [NegotiatedMedia] = []
+        for (index, section) in offer.media.enumerated() {
+            negotiated.append(try negotiate(section, index: index, offer: offer, relay: relay))
+        }
+        guard negotiated.contains(where: \.isAccepted) else { throw .noAcceptableMedia }
+
+        let offeredBundle = offer.bundleMids
+        let bundle = offeredBundle.map { group in
+            negotiated.compactMap { $0.isAccepted ? $0.mid : nil }.filter(group.contains)
+        } ?? []
+
+        var answer = SessionDescription(origin: SDPOrigin(
+            sessionID: String(relay.sessionID), sessionVersion: String(relay.sessionVersion),
+            addressType: relay.address.contains(":") ? "IP6" : "IP4", address: relay.address))
+        answer.attributes.append(SDPAttribute("ice-lite"))
+        if !bundle.isEmpty {
+            answer.attributes.append(SDPAttribute("group", SDPGroup(semantics: "BUNDLE", mids: bundle).value))
+        }
+        answer.attributes.append(SDPAttribute("msid-semantic", "WMS \(relay.mediaStreamID)"))
+        for (section, media) in zip(offer.media, negotiated) {
+            answer.media.append(media.isAccepted
+                ? acceptedSection(section, media, relay: relay)
+                : rejectedSection(section, media))
+        }
+        return SDPAnswer(session: answer, negotiation: SDPNegotiation(media: negotiated, bundleMids: bundle))
+    }
+
+    /// Decides one section: codec, feedback, extensions, direction, credentials.
+    static func negotiate(_ section: MediaDescription, index: Int, offer: SessionDescription,
+                          relay: SDPRelayParameters) throws(SDPAnswerError) -> NegotiatedMedia {
+        let remoteDirection = section.direction
+        let fingerprints = section.fingerprints.isEmpty ? offer.fingerprints : section.fingerprints
+        var media = NegotiatedMedia(
+            index: index, mid: section.mid, kind: section.kind, rejection: nil, codec: nil, headerExtensions: [],
+            remoteSSRCs: section.ssrcs, remoteSSRCGroups: section.ssrcGroups,
+            remoteCNAME: section.ssrcs.first.flatMap(section.cname(for:)),
+            remoteDirection: remoteDirection, localDirection: .inactive,
+            remoteICEUfrag: section.iceUfrag ?? offer.iceUfrag, remoteICEPwd: section.icePwd ?? offer.icePwd,
+            remoteFingerprints: fingerprints, remoteSetup: section.setup ?? offer.setup, localSetup: .passive,
+            localStream: nil)
+
+        if let rejection = rejection(of: section) {
+            media.rejection = rejection
+            return media
+        }
+        guard let codec = chooseCodec(section) else {
+            media.rejection = .noSupportedCodec
+            return media
+        }
+        let mid = section.mid ?? ""
+        guard media.remoteICEUfrag != nil, media.remoteICEPwd != nil else { throw .missingICECredentials(mid: mid) }
+        guard !fingerprints.isEmpty else { throw .missingFingerprint(mid: mid) }
+        if let setup = media.remoteSetup, setup == .passive || setup == .holdconn {
+            throw .unsupportedSetup(mid: mid, role: setup)
+        }
+
+        // Only extensions both sides know, with the offer's ids; ids above 14 would need
+        // two-byte headers, which this answer does not allow (no extmap-allow-mixed).
+        media.headerExtensions = section.extMaps
+            .filter { relay.supportedHeaderExtensions.contains($0.uri) && $0.id <= 14 }
+            .map { SDPExtMap(id: $0.id, uri: $0.uri) }
+        let hasTransportCC = media.headerExtensions.contains { $0.uri == SDPRelayParameters.HeaderExtension.transportWideCC }
+
+        let allowed = section.kind == .audio ? audioFeedback : videoFeedback
+        var feedback: [String] = []
+        for item in section.rtcpFeedback(for: codec.payloadType) {
+            let kind = item.feedback.lowercased()
+            guard allowed.contains(kind), !feedback.contains(kind) else { continue }
+            if kind == "transport-cc" && !hasTransportCC { continue }
+            feedback.append(kind)
+        }
+
+        media.codec = NegotiatedCodec(
+            payloadType: codec.payloadType, name: codec.encodingName, clockRate: codec.clockRate, channels: codec.channels,
+            formatParameters: section.formatParameters(for: codec.payloadType)?.parameters, rtcpFeedback: feedback)
+        media.localDirection = remoteDirection.reversed
+        if media.localDirection.sends, let mid = section.mid { media.localStream = relay.streams[mid] }
+        return media
+    }
+
+    /// Reasons to refuse a section before looking at codecs.
+    static func rejection(of section: MediaDescription) -> SDPRejection? {
+        if section.port == 0 { return .rejectedInOffer }
+        guard section.kind == .audio || section.kind == .video else { return .unsupportedMediaKind }
+        guard section.proto.uppercased() == "UDP/TLS/RTP/SAVPF" else { return .unsupportedProtocol }
+        guard section.mid != nil else { return .missingMid }
+        guard section.rtcpMux else { return .missingRTCPMux }
+        return nil
+    }
+
+    /// The first Opus/48000/2 (audio) or VP8/90000 (video) format in the offer's order.
+    static func chooseCodec(_ section: MediaDescription) -> SDPRTPMap? {
+        for payloadType in section.payloadTypes {
+            guard let map = section.rtpMap(for: payloadType) else { continue }
+            let name = map.encodingName.lowercased()
+            switch section.kind {
+            case .audio where name == "opus" && map.clockRate == 48000 && (map.channels ?? 2) == 2:
+                return map
+            case .video where name == "vp8" && map.clockRate == 90000:
+                return map
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// The answer's lines for an accepted section.
+    static func acceptedSection(_ offered: MediaDescription, _ media: NegotiatedMedia,
+                                relay: SDPRelayParameters) -> MediaDescription {
+        // negotiate() only accepts sections with a codec and a mid.
+        let codec = media.codec ?? NegotiatedCodec(payloadType: 0, name: "", clockRate: 0, channels: nil,
+                                                   formatParameters: nil, rtcpFeedback: [])
+        let pt = codec.payloadType
+        var section = MediaDescription(type: offered.type, port: relay.port, proto: offered.proto, formats: [String(pt)])
+        section.connection = SDPConnection(address: relay.address)
+        let candidate = SDPCandidate(foundation: "1", component: 1, transport: "udp", priority: 2_130_706_431,
+                                     address: relay.address, port: relay.port, type: "host")
+        var attributes: [SDPAttribute] = [
+            SDPAttribute("candidate", candidate.value),
+            SDPAttribute("end-of-candidates"),
+            SDPAttribute("ice-ufrag", relay.iceUfrag),
+            SDPAttribute("ice-pwd", relay.icePwd),
+            SDPAttribute("fingerprint", SDPFingerprint(algorithm: "sha-256", value: relay.fingerprintSHA256).attributeValue),
+            SDPAttribute("setup", media.localSetup.rawValue),
+            SDPAttribute("mid", media.mid ?? ""),
+        ]
+        attributes += media.headerExtensions.map { SDPAttribute("extmap", $0.value) }
+        attributes.append(SDPAttribute(media.localDirection.rawValue))
+        if let stream = media.localStream {
+            attributes.append(SDPAttribute("msid", SDPMediaStreamID(streamID: relay.mediaStreamID, trackID: stream.trackID).value))
+        }
+        attributes.append(SDPAttribute("rtcp-mux"))
+        attributes.append(SDPAttribute("rtpmap", SDPRTPMap(payloadType: pt, encodingName: codec.name, clockRate: codec.clockRate,
+                                                           channels: codec.channels).value))
+        attributes += codec.rtcpFeedback.map { SDPAttribute("rtcp-fb", "\(pt) \($0)") }
+        if let parameters = codec.formatParameters {
+            attributes.append(SDPAttribute("fmtp", SDPFormatParameters(payloadType: pt, parameters: parameters).value))
+        }
+        if let stream = media.localStream {
+            attributes.append(SDPAttribute("ssrc", SDPSSRCAttribute(ssrc: stream.ssrc, attribute: "cname", value: stream.cname).valueText))
+        }
+        section.attributes = attributes
+        return section
+    }
+
+    /// A refused section: port 0, the offer's protocol and formats, its mid (RFC 3264 §6,
+    /// RFC 8843 §7.3.3).
+    static func rejectedSection(_ offered: MediaDescription, _ media: NegotiatedMedia) -> MediaDescription {
+        var section = MediaDescription(type: offered.type, port: 0, proto: offered.proto,
+                                       formats: offered.formats.isEmpty ? ["0"] : offered.formats)
+        section.connection = SDPConnection(address: "0.0.0.0")
+        if let mid = media.mid { section.attributes.append(SDPAttribute("mid", mid)) }
+        return section
+    }
+}

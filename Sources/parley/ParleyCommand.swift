@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import ParleyApp
+
+/// `parley`: starts the server. Configuration comes from the YAML file, then the environment.
+@main
+struct ParleyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley",
+        abstract: "Parley: accounts, friends, chat, stories and 1:1 calls for messaging apps.")
+
+    @Option(name: .shortAndLong, help: "The YAML configuration file (missing is fine: defaults apply).")
+    var config = "config/parley.yaml"
+
+    @Option(help: "Override http.port.")
+    var port: Int?
+
+    @Option(help: "Override data.directory.")
+    var data: String?
+
+    func run() async throws {
+        var configuration = try await ParleyConfiguration.load(file: config)
+        if let port { configuration.httpPort = port }
+        if let data { configuration.dataDirectory = data }
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "parley")
+        let parts = try await ParleyServer.assemble(configuration, logger: logger)
+        let app = ParleyServer.application(configuration, parts: parts, logger: logger)
+        try await app.runService()
+    }
+}

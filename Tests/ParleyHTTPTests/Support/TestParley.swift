@@ -1,0 +1,107 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import ParleyApp
+import ParleyCore
+
+/// A real Parley (SQLite, files, outbox mail) in a temporary folder, on a clock the test moves.
+struct TestParley: @unchecked Sendable {  // the router is only read before a test starts
+    let directory: String
+    let clock: ManualWallClock
+    let config: ParleyConfiguration
+    let parts: ParleyServer.Parts
+
+    var outbox: Outbox { Outbox(directory: directory + "/outbox") }
+
+    static func start(_ configure: (inout ParleyConfiguration) -> Void = { _ in }) async throws -> TestParley {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)").path
+        var config = ParleyConfiguration()
+        config.dataDirectory = directory
+        config.httpPort = 0
+        config.bcryptCost = 4   // the rules are the same at any cost; tests need not wait for it
+        config.publicBaseURL = "http://parley.test"
+        configure(&config)
+        let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))   // 2026-11-22T12:00:00Z
+        var logger = Logger(label: "parley-test")
+        logger.logLevel = .warning
+        let parts = try await ParleyServer.assemble(config, clock: clock, logger: logger)
+        return TestParley(directory: directory, clock: clock, config: config, parts: parts)
+    }
+
+    /// Runs `body` against the router in-process, then closes the database and removes the folder.
+    func test<T>(_ setup: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+        var logger = Logger(label: "parley-test")
+        logger.logLevel = .warning
+        let app = ParleyServer.application(config, parts: parts, logger: logger)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try await app.test(setup, body)
+        try? await parts.database.close()
+        return result
+    }
+}
+
+/// What came back from a request, with the JSON decoded loosely for assertions.
+struct Reply: Sendable {
+    let status: HTTPResponse.Status
+    let headers: HTTPFields
+    let bytes: [UInt8]
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+    var json: [String: any Sendable] { ((try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: any Sendable]) ?? [:] }
+    var errorCode: String? { (json["error"] as? [String: any Sendable])?["code"] as? String }
+    subscript(key: String) -> (any Sendable)? { json[key] }
+    var user: [String: any Sendable] { json["user"] as? [String: any Sendable] ?? [:] }
+}
+
+extension TestClientProtocol {
+    /// Sends `body` (a JSON-serialisable value, raw bytes, or nothing) and collects the reply.
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, json: [String: any Sendable]? = nil, raw: [UInt8]? = nil,
+        token: String? = nil, headers extra: HTTPFields = [:]
+    ) async throws -> Reply {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+            if headers[.contentType] == nil { headers[.contentType] = "application/json" }
+        }
+        if let raw { body = ByteBuffer(bytes: raw) }
+        return try await execute(uri: path, method: method, headers: headers, body: body) { response in
+            Reply(status: response.status, headers: response.headers, bytes: Array(response.body.readableBytesView))
+        }
+    }
+}
+
+/// The outbox folder the default mail transport writes to.
+struct Outbox {
+    let directory: String
+
+    /// The `n`th mail (1-based, oldest first) to `address`, waiting up to 5 s for it to be written.
+    func mail(to address: String, number n: Int = 1) async throws -> String {
+        for _ in 0..<100 {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".eml") }.sorted()
+            let mails = names.compactMap { try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }
+                .filter { $0.range(of: "^To:.*\(NSRegularExpression.escapedPattern(for: address))", options: [.regularExpression, .caseInsensitive]) != nil
+                    || $0.contains("<\(address)>") }
+            if mails.count >= n { return mails[n - 1] }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw OutboxError.noMail(address, n)
+    }
+
+    func count(to address: String) -> Int {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".eml") }
+        return names.compactMap { try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }.filter { $0.contains(address) }.count
+    }
+
+    enum OutboxError: Error { case noMail(String, Int), noToken }
+}
+
+/// The token carried in a mailed link (`…?token=…`).
+func token(inMail mail: String) throws -> String {
+    guard let match = mail.firstMatch(of: /token=([A-Za-z0-9_-]{20,})/) else { throw Outbox.OutboxError.noToken }
+    return String(match.1)
+}
