@@ -90,10 +90,15 @@ let package = Package(
         .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"]),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP"], exclude: ["Fixtures"]),
-        .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail"]),
+        // Real peers for live tests (aiosmtpd now, aiortc later), started from the test venv.
+        .target(name: "ParleyTestSupport", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ], path: "Tests/ParleyTestSupport"),
+        .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
-            "ParleyApp", "ParleyHTTP", "ParleyMail",
+            "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
     ]

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParleyTestSupport
 import Testing
 
 @testable import ParleyMail

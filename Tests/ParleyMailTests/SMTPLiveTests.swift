@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import ParleyTestSupport
 import Testing
 
 @testable import ParleyMail

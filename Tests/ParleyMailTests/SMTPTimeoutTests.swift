@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import ParleyTestSupport
 import Testing
 
 @testable import ParleyMail

@@ -6,15 +6,15 @@ import Testing
 /// A real aiosmtpd (https://aiosmtpd.aio-libs.org) process delivering into a Maildir, for live
 /// SMTP tests. The interpreter comes from `PARLEY_TEST_PYTHON`, which the project's test command
 /// (`make test`) points at a venv with aiosmtpd installed.
-final class LiveSMTPServer {
-    let port: Int
-    let workDirectory: URL
-    let maildir: URL
-    let logFile: URL
+public final class LiveSMTPServer: @unchecked Sendable {  // immutable after start; Process is only signalled
+    public let port: Int
+    public let workDirectory: URL
+    public let maildir: URL
+    public let logFile: URL
     private let process: Process
 
     /// The Python interpreter for aiosmtpd; records a failure (not a skip) when unset.
-    static func python(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    public static func python(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let value = ProcessInfo.processInfo.environment["PARLEY_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
         return try #require(
             value,
@@ -24,7 +24,7 @@ final class LiveSMTPServer {
 
     /// Starts `python -m aiosmtpd -n -l 127.0.0.1:<port> -c aiosmtpd.handlers.Mailbox <extra> <maildir>`
     /// and waits until it accepts connections.
-    static func start(arguments extra: [String] = [], in workDirectory: URL? = nil) async throws -> LiveSMTPServer {
+    public static func start(arguments extra: [String] = [], in workDirectory: URL? = nil) async throws -> LiveSMTPServer {
         let python = try python()
         let work = try workDirectory ?? makeTemporaryDirectory(prefix: "aiosmtpd")
         let maildir = work.appendingPathComponent("Maildir")
@@ -36,7 +36,7 @@ final class LiveSMTPServer {
 
     /// Starts a Python script (passed with `-c`) that runs aiosmtpd itself; `{port}` and
     /// `{maildir}` in `scriptArguments` are substituted. For features the CLI lacks (AUTH).
-    static func startScript(_ script: String, scriptArguments: [String], in workDirectory: URL) async throws -> LiveSMTPServer {
+    public static func startScript(_ script: String, scriptArguments: [String], in workDirectory: URL) async throws -> LiveSMTPServer {
         let python = try python()
         let maildir = workDirectory.appendingPathComponent("Maildir")
         let port = try await freePort()
@@ -79,7 +79,7 @@ final class LiveSMTPServer {
     ///
     /// SIGKILL, not `terminate()`: Foundation's `Process` on Linux passes on the spawning
     /// thread's signal mask, and test threads block SIGTERM, so aiosmtpd would never see it.
-    func stop() {
+    public func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
         }
@@ -88,12 +88,12 @@ final class LiveSMTPServer {
     }
 
     /// What aiosmtpd printed so far, for failure messages.
-    var log: String {
+    public var log: String {
         (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
     }
 
     /// The raw messages in the Maildir's `new` folder, oldest name first.
-    func deliveredMessages() throws -> [String] {
+    public func deliveredMessages() throws -> [String] {
         let new = maildir.appendingPathComponent("new")
         guard FileManager.default.fileExists(atPath: new.path) else { return [] }
         return try FileManager.default.contentsOfDirectory(atPath: new.path).sorted().map {
@@ -117,11 +117,11 @@ final class LiveSMTPServer {
         throw LiveServerError.notListening(port: port, log: log)
     }
 
-    enum LiveServerError: Error, CustomStringConvertible {
+    public enum LiveServerError: Error, CustomStringConvertible {
         case exited(status: Int32, log: String)
         case notListening(port: Int, log: String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .exited(let status, let log): return "aiosmtpd exited with status \(status):\n\(log)"
             case .notListening(let port, let log): return "aiosmtpd did not listen on port \(port):\n\(log)"
@@ -130,7 +130,7 @@ final class LiveSMTPServer {
     }
 
     /// A port that was free a moment ago (bound to 0, read back, released).
-    static func freePort() async throws -> Int {
+    public static func freePort() async throws -> Int {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .bind(host: "127.0.0.1", port: 0).get()
         let port = channel.localAddress?.port ?? 0
@@ -140,7 +140,7 @@ final class LiveSMTPServer {
 }
 
 /// A fresh directory under the system temporary folder.
-func makeTemporaryDirectory(prefix: String) throws -> URL {
+public func makeTemporaryDirectory(prefix: String) throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
