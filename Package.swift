@@ -64,15 +64,20 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        .target(name: "ParleyFriends", dependencies: [
+            "ParleyCore", "ParleyStorage",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
-            "ParleyCore", "ParleyAccounts", "ParleyFiles",
+            "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyFiles",
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
 
         // Wiring: configuration, services, lifecycle.
         .target(name: "ParleyApp", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyHTTP",
+            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyHTTP",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -98,7 +103,7 @@ let package = Package(
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
-            "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyTestSupport",
+            "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
     ]

@@ -3,10 +3,13 @@
 # aiosmtpd (an SMTP server) now; aiortc joins when calls are tested.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-want="aiosmtpd==1.4.6"
+want="aiosmtpd==1.4.6"  # the SMTP server the live mail tests deliver to
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 if ! .venv/bin/python -c "import aiosmtpd" 2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check $want
+fi
+if ! .venv/bin/python -c "import openapi_spec_validator, yaml" 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check "openapi-spec-validator==0.9.0" "PyYAML==6.0.3"
 fi

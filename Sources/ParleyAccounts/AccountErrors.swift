@@ -18,7 +18,7 @@ public enum AccountErrors {
         .unauthenticated, code: "refresh_token_reused", "This refresh token was already used; the session has been ended")
     public static let sessionEnded = ParleyError(.unauthenticated, code: "session_ended", "This session has ended; log in again")
     public static let queryTooShort = ParleyError.rule("query_too_short", "Search for at least \(AccountRules.minimumQueryLength) characters")
-    public static let wrongPassword = ParleyError(.forbidden, code: "invalid_credentials", "The password is not correct")
+    public static let wrongPassword = ParleyError(.forbidden, code: "wrong_password", "The password is not correct")
     public static let userNotFound = ParleyError(.notFound, code: "user_not_found", "No such user")
     public static let unsupportedImage = ParleyError(.unsupportedMedia, code: "unsupported_media_type", "Avatars are JPEG, PNG or HEIC images")
     public static let imageTooLarge = ParleyError(.tooLarge, code: "payload_too_large", "Avatars are at most 5 MiB")

@@ -16,6 +16,9 @@ public final class AccountService: Sendable {
     let logger: Logger
     let failedLoginsPerAccount: RateLimiter
     let attemptsPerAddress: RateLimiter
+    /// Mails (verification, reset) per account and hour: past it they are silently not sent, so
+    /// the answer stays the same and nobody's inbox can be flooded.
+    let mailsPerAccount = RateLimiter(limit: 5, window: 3600)
 
     public init(
         store: any AccountStore, files: FileStore, mail: any MailTransport, tokens: AccessTokens,
@@ -63,8 +66,8 @@ public final class AccountService: Sendable {
         guard AccountRules.age(born: birth, on: AccountRules.CalendarDate(now)) >= AccountRules.minimumAge else {
             throw AccountErrors.tooYoung
         }
-        let avatarHash = try form.avatar.map { try storeAvatar($0) }
         if try await store.user(email: email) != nil { throw AccountErrors.emailTaken }
+        let avatarHash = try form.avatar.map { try storeAvatar($0) }
         let user = UserRecord(
             id: .generate(), email: email, name: name, status: "", passwordHash: try await hasher.hash(form.password),
             dateOfBirth: form.dateOfBirth, avatarHash: avatarHash?.hex, emailVerifiedAt: nil, createdAt: now, updatedAt: now)
@@ -107,6 +110,12 @@ public final class AccountService: Sendable {
     /// Sends in the background: a slow or failing mail server never holds up or fails a request.
     func deliver(_ message: MailMessage, kind: String) {
         let mail = self.mail, logger = self.logger
+        let now = clock.now()
+        if mailsPerAccount.retryAfter(message.to, now: now) != nil {
+            logger.notice("mail not sent: too many for this address", metadata: ["kind": "\(kind)"])
+            return
+        }
+        mailsPerAccount.record(message.to, now: now)
         Task {
             do {
                 try await mail.send(message)

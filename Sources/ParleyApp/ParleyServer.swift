@@ -4,6 +4,7 @@ import Logging
 import ParleyAccounts
 import ParleyCore
 import ParleyFiles
+import ParleyFriends
 import ParleyHTTP
 import ParleyMail
 import ParleyStorage
@@ -15,6 +16,7 @@ public enum ParleyServer {
     public struct Parts {
         public let database: Database
         public let accounts: AccountService
+        public let friends: FriendService
         public let router: Router<ParleyRequestContext>
         public let mailTransport: any MailTransport
     }
@@ -28,7 +30,8 @@ public enum ParleyServer {
             throw ParleyError(.internalFailure, code: "unsupported_database", "database.url is not supported yet: leave it empty for SQLite")
         }
         let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
-        try await Migrator(database: database, logger: logger).run(AccountMigrations.all, now: clock.now().storageMillis)
+        try await Migrator(database: database, logger: logger)
+            .run(AccountMigrations.all + FriendMigrations.all, now: clock.now().storageMillis)
 
         let mail = try MailSetup.transport(config, logger: logger)
         let publicBaseURL = config.effectivePublicBaseURL
@@ -48,10 +51,12 @@ public enum ParleyServer {
             store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
             mail: mail, tokens: tokens, clock: clock, settings: settings, logger: logger)
 
+        let friends = FriendService(
+            store: SQLFriendStore(database: database), events: DiscardingEventPublisher(), clock: clock, logger: logger)
         let router = ParleyRouter.build(HTTPDependencies(
-            accounts: accounts, relationships: NoRelationships(), publicBaseURL: publicBaseURL,
+            accounts: accounts, friends: friends, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, health: { await database.ping() }))
-        return Parts(database: database, accounts: accounts, router: router, mailTransport: mail)
+        return Parts(database: database, accounts: accounts, friends: friends, router: router, mailTransport: mail)
     }
 
     /// The runnable application: HTTP server plus the services that stop with it.

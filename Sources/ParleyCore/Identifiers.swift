@@ -32,3 +32,8 @@ public struct SessionID: TypedID {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 }
+
+public struct FriendRequestID: TypedID {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

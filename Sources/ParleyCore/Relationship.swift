@@ -3,16 +3,9 @@ public enum Relationship: String, Sendable, Codable, CaseIterable {
     case none, friend, requestSent, requestReceived, blocked
 }
 
-/// Answers how a viewer stands to others. Friends implements it; until then everyone is a stranger.
+/// Answers how a viewer stands to others (Friends implements it).
 public protocol RelationshipDirectory: Sendable {
     func relationships(of viewer: UserID, to others: [UserID]) async throws -> [UserID: Relationship]
     /// Users who blocked `viewer`: they must not show up in the viewer's search.
     func blockers(of viewer: UserID) async throws -> Set<UserID>
-}
-
-/// Until Friends exists: nobody is related to anybody.
-public struct NoRelationships: RelationshipDirectory {
-    public init() {}
-    public func relationships(of viewer: UserID, to others: [UserID]) async throws -> [UserID: Relationship] { [:] }
-    public func blockers(of viewer: UserID) async throws -> Set<UserID> { [] }
 }

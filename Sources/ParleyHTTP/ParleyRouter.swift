@@ -1,21 +1,22 @@
 import Hummingbird
 import ParleyAccounts
 import ParleyCore
+import ParleyFriends
 
 /// Everything the HTTP edge needs from the layers below.
 public struct HTTPDependencies: Sendable {
     public var accounts: AccountService
-    public var relationships: any RelationshipDirectory
+    public var friends: FriendService
     public var publicBaseURL: String
     public var maxAvatarBytes: Int
     public var health: @Sendable () async -> Bool
 
     public init(
-        accounts: AccountService, relationships: any RelationshipDirectory, publicBaseURL: String, maxAvatarBytes: Int,
+        accounts: AccountService, friends: FriendService, publicBaseURL: String, maxAvatarBytes: Int,
         health: @escaping @Sendable () async -> Bool
     ) {
         self.accounts = accounts
-        self.relationships = relationships
+        self.friends = friends
         self.publicBaseURL = publicBaseURL
         self.maxAvatarBytes = maxAvatarBytes
         self.health = health
@@ -27,7 +28,7 @@ public enum ParleyRouter {
     public static func build(_ deps: HTTPDependencies) -> Router<ParleyRequestContext> {
         let router = Router(context: ParleyRequestContext.self)
         router.middlewares.add(ErrorMiddleware<ParleyRequestContext>())
-        let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.relationships)
+        let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends)
         let auth = BearerAuthMiddleware(accounts: deps.accounts)
 
         router.get("health") { _, _ -> Response in
@@ -40,6 +41,8 @@ public enum ParleyRouter {
             .add(to: router.group("v1/me").add(middleware: auth))
         UserRoutes(accounts: deps.accounts, users: users).add(to: router.group("v1/users").add(middleware: auth))
         AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: auth))
+        FriendRoutes(friends: deps.friends, accounts: deps.accounts, users: users).add(
+            friends: router.group("v1/friends").add(middleware: auth), blocks: router.group("v1/blocks").add(middleware: auth))
         return router
     }
 }

@@ -1,5 +1,18 @@
 import NIOCore
 import NIOSSL
+import Synchronization
+
+/// The first failure of a connection, readable after its pipeline is gone: a TLS handshake
+/// failure closes the channel, and the command written next must report that, not the closing.
+final class SMTPFirstFailure: Sendable {
+    private let value = Mutex<SMTPError?>(nil)
+
+    var error: SMTPError? { value.withLock { $0 } }
+
+    func record(_ error: SMTPError) {
+        value.withLock { if $0 == nil { $0 = error } }
+    }
+}
 
 /// What ``SMTPConnection`` writes into the pipeline: optional bytes to send, and the promise the
 /// next reply fulfils. A request without bytes just waits for a reply (the greeting).
@@ -25,8 +38,11 @@ final class SMTPClientHandler: ChannelDuplexHandler {
     private var timer: Scheduled<Void>?
     private var failure: SMTPError?
 
-    init(replyTimeout: TimeAmount) {
+    private let firstFailure: SMTPFirstFailure
+
+    init(replyTimeout: TimeAmount, firstFailure: SMTPFirstFailure) {
         self.replyTimeout = replyTimeout
+        self.firstFailure = firstFailure
     }
 
     /// Whether anything arrived that no request has consumed: after the STARTTLS reply this
@@ -102,6 +118,7 @@ final class SMTPClientHandler: ChannelDuplexHandler {
         timer = nil
         if failure == nil { failure = error }
         let reported = failure ?? error
+        firstFailure.record(reported)
         while let entry = waiting.popFirst() { entry.promise.fail(reported) }
         if context.channel.isActive { context.close(promise: nil) }
     }

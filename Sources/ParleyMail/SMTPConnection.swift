@@ -7,6 +7,7 @@ import NIOSSL
 /// conversation's order; ``SMTPMailTransport`` drives that.
 struct SMTPConnection: Sendable {
     let channel: any Channel
+    let firstFailure: SMTPFirstFailure
 
     /// Opens a TCP connection, with TLS from the first byte when `implicitTLS` is given.
     static func connect(
@@ -16,6 +17,7 @@ struct SMTPConnection: Sendable {
     ) async throws -> SMTPConnection {
         let replyTimeout = TimeAmount(configuration.commandTimeout)
         let serverHostname = Self.serverNameIndication(for: configuration.host)
+        let firstFailure = SMTPFirstFailure()
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(TimeAmount(configuration.connectTimeout))
             .channelOption(.socketOption(.so_keepalive), value: 1)
@@ -25,12 +27,12 @@ struct SMTPConnection: Sendable {
                     if let implicitTLS {
                         try sync.addHandler(NIOSSLClientHandler(context: implicitTLS, serverHostname: serverHostname))
                     }
-                    try sync.addHandler(SMTPClientHandler(replyTimeout: replyTimeout))
+                    try sync.addHandler(SMTPClientHandler(replyTimeout: replyTimeout, firstFailure: firstFailure))
                 }
             }
         do {
             let channel = try await bootstrap.connect(host: configuration.host, port: configuration.port).get()
-            return SMTPConnection(channel: channel)
+            return SMTPConnection(channel: channel, firstFailure: firstFailure)
         } catch ChannelError.connectTimeout {
             throw SMTPError.timeout(stage: "connect")
         } catch {
@@ -84,8 +86,9 @@ struct SMTPConnection: Sendable {
         let request = SMTPRequest(stage: stage, payload: payload, promise: promise)
         // Only fails when the handler is gone (channel already torn down); it otherwise
         // completes the promise itself, and a second completion is ignored.
+        let firstFailure = self.firstFailure
         channel.writeAndFlush(request).whenFailure { error in
-            promise.fail(SMTPClientHandler.map(error, stage: stage))
+            promise.fail(firstFailure.error ?? SMTPClientHandler.map(error, stage: stage))
         }
         return try await promise.futureResult.get()
     }

@@ -73,7 +73,7 @@ import Testing
             let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
             let wrong = try await client.call(.delete, "/v1/me", json: ["password": "not it"], token: ann.accessToken)
             #expect(wrong.status == .forbidden)
-            #expect(wrong.errorCode == "invalid_credentials")
+            #expect(wrong.errorCode == "wrong_password")
             #expect(try await client.call(.delete, "/v1/me", json: ["password": "correct horse"], token: ann.accessToken).status == .noContent)
             #expect(try await client.call(.get, "/v1/me", token: ann.accessToken).status == .unauthorized)
             #expect(try await client.call(.get, "/v1/users/\(ann.id)", token: bo.accessToken).status == .notFound)

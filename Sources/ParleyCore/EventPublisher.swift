@@ -1,0 +1,12 @@
+/// Where domain services announce what happened to a user (`friend.request`, `message.new`, …).
+/// The realtime gateway numbers, stores and delivers them; until it is wired in, they are dropped.
+public protocol EventPublisher: Sendable {
+    /// Publishes one event of `type` with a JSON-encodable payload to every device of `users`.
+    func publish(type: String, payload: any Encodable & Sendable, to users: [UserID]) async
+}
+
+/// Drops every event (for a process without a realtime gateway, and for tests that do not look).
+public struct DiscardingEventPublisher: EventPublisher {
+    public init() {}
+    public func publish(type: String, payload: any Encodable & Sendable, to users: [UserID]) async {}
+}
