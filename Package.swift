@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Modules in the order data flows (see ../shared/STYLE.md):
-//   ParleyCore → wire codecs (ParleySTUN, ParleyRTP, ParleySDP) → ParleyStorage, ParleyMail, ParleyFiles
+//   ParleyCore → wire codecs (ParleySTUN, ParleyRTP, ParleySDP) and C wrappers (ParleySRTP, ParleyDTLS)
+//   → ParleyStorage, ParleyMail, ParleyFiles
 //   → domain services (ParleyAccounts, …) → ParleyHTTP → ParleyApp → `parley`.
 let package = Package(
     name: "parley",
@@ -14,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "YAML"]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -35,6 +37,14 @@ let package = Package(
         .target(name: "ParleySTUN", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "ParleyRTP"),
         .target(name: "ParleySDP"),
+
+        // C libraries, and the shim for what Swift cannot import.
+        .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .target(name: "CParleyShim", dependencies: ["COpenSSL", "CSRTP"]),
+        // Media security: SRTP sessions and the DTLS-SRTP handshake.
+        .target(name: "ParleySRTP", dependencies: ["CSRTP", "CParleyShim"]),
+        .target(name: "ParleyDTLS", dependencies: ["ParleySRTP", "COpenSSL", "CParleyShim"]),
 
         // Infrastructure below the domain.
         .target(name: "ParleyStorage", dependencies: [
@@ -69,15 +79,28 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Per-user numbered events: stored, then delivered to live connections.
+        .target(name: "ParleyRealtime", dependencies: [
+            "ParleyCore", "ParleyStorage",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
             "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyFiles",
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
 
+        .target(name: "ParleyGateway", dependencies: [
+            "ParleyCore", "ParleyRealtime", "ParleyAccounts",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+        ]),
+
         // Wiring: configuration, services, lifecycle.
         .target(name: "ParleyApp", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyHTTP",
+            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyRealtime", "ParleyHTTP", "ParleyGateway",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -94,6 +117,8 @@ let package = Package(
 
         .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"]),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),
+        .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"]),
+        .testTarget(name: "ParleyDTLSTests", dependencies: ["ParleyDTLS", "ParleySRTP", "COpenSSL", "CParleyShim"]),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP"], exclude: ["Fixtures"]),
         // Real peers for live tests (aiosmtpd now, aiortc later), started from the test venv.
         .target(name: "ParleyTestSupport", dependencies: [
@@ -105,6 +130,7 @@ let package = Package(
         .testTarget(name: "ParleyHTTPTests", dependencies: [
             "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         ]),
     ]
 )

@@ -92,6 +92,14 @@ extension AccountService {
         return principal
     }
 
+    /// Throws `session_ended` once the principal's session has ended (long-lived sockets ask this).
+    public func checkSession(_ principal: Principal) async throws -> Principal {
+        guard let session = try await store.session(id: principal.sessionID), session.isActive else {
+            throw AccountErrors.sessionEnded
+        }
+        return principal
+    }
+
     func grant(user: UserRecord, session: SessionID, refresh: SecretToken) async throws -> SessionGrant {
         let access = try await tokens.issue(for: Principal(userID: user.id, sessionID: session))
         return SessionGrant(

@@ -19,6 +19,8 @@ public struct ParleyConfiguration: Sendable {
     public var loginAttemptsPerAddress = 30
     public var loginWindowSeconds = 900
     public var maxAvatarBytes = 5 * 1024 * 1024
+    /// How long per-user events are kept for `sync`.
+    public var eventRetentionDays = 7
     public var mail = Mail()
     public var logLevel = "info"
 
@@ -67,6 +69,7 @@ public struct ParleyConfiguration: Sendable {
         loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)
         loginWindowSeconds = config.int(forKey: "auth.loginWindowSeconds", default: d.loginWindowSeconds)
         maxAvatarBytes = config.int(forKey: "uploads.maxAvatarBytes", default: d.maxAvatarBytes)
+        eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
         mail.transport = config.string(forKey: "mail.transport", default: d.mail.transport)
         mail.fromAddress = config.string(forKey: "mail.from.address", default: d.mail.fromAddress)

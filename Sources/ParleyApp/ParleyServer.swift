@@ -5,6 +5,8 @@ import ParleyAccounts
 import ParleyCore
 import ParleyFiles
 import ParleyFriends
+import ParleyGateway
+import ParleyRealtime
 import ParleyHTTP
 import ParleyMail
 import ParleyStorage
@@ -17,6 +19,8 @@ public enum ParleyServer {
         public let database: Database
         public let accounts: AccountService
         public let friends: FriendService
+        public let events: EventLog
+        public let gateway: RealtimeGateway
         public let router: Router<ParleyRequestContext>
         public let mailTransport: any MailTransport
     }
@@ -31,7 +35,7 @@ public enum ParleyServer {
         }
         let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
         try await Migrator(database: database, logger: logger)
-            .run(AccountMigrations.all + FriendMigrations.all, now: clock.now().storageMillis)
+            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all, now: clock.now().storageMillis)
 
         let mail = try MailSetup.transport(config, logger: logger)
         let publicBaseURL = config.effectivePublicBaseURL
@@ -51,12 +55,16 @@ public enum ParleyServer {
             store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
             mail: mail, tokens: tokens, clock: clock, settings: settings, logger: logger)
 
-        let friends = FriendService(
-            store: SQLFriendStore(database: database), events: DiscardingEventPublisher(), clock: clock, logger: logger)
+        let events = EventLog(database: database, hub: EventHub(), clock: clock, retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
+        let friends = FriendService(store: SQLFriendStore(database: database), events: events, clock: clock, logger: logger)
+        let commands = RealtimeCommands()
+        let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands)
         let router = ParleyRouter.build(HTTPDependencies(
             accounts: accounts, friends: friends, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, health: { await database.ping() }))
-        return Parts(database: database, accounts: accounts, friends: friends, router: router, mailTransport: mail)
+        return Parts(
+            database: database, accounts: accounts, friends: friends, events: events, gateway: gateway, router: router,
+            mailTransport: mail)
     }
 
     /// The runnable application: HTTP server plus the services that stop with it.
@@ -65,6 +73,7 @@ public enum ParleyServer {
     ) -> some ApplicationProtocol {
         Application(
             router: parts.router,
+            server: parts.gateway.serverBuilder(),
             configuration: .init(address: .hostname(config.httpHost, port: config.httpPort), serverName: "Parley"),
             services: [DatabaseCloser(database: parts.database)],
             onServerRunning: { channel in

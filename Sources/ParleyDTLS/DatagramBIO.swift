@@ -3,7 +3,12 @@ import CParleyShim
 
 /// The outgoing half of the endpoint's I/O: a source/sink BIO that keeps each `BIO_write` as a
 /// separate datagram in the ``DTLSLink``. A memory BIO would glue a flight's records into one
-/// byte stream with no boundaries; DTLS needs each record whole in a datagram (RFC 6347 §4.1.1).
+/// byte stream with no boundaries; DTLS needs each record whole in one datagram (RFC 6347 §4.1.1).
+///
+/// During the handshake OpenSSL stacks a buffering BIO on top of this one and flushes it whenever
+/// the next record would not fit the MTU, so one write can hold several records (a first server
+/// flight of five records arrives as one ~640-byte write); retransmissions come one record per
+/// write. Either way each write is one valid datagram of at most the MTU.
 enum DatagramBIO {
     private struct Method: @unchecked Sendable {
         let pointer: OpaquePointer?

@@ -35,6 +35,13 @@ public enum ParleyRouter {
             await deps.health() ? Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: #"{"status":"ok"}"#)))
                 : ParleyError(.unavailable, code: "unhealthy", "The database does not answer").errorResponse()
         }
+        // Reached only when the WebSocket upgrade did not happen.
+        router.get("v1/realtime") { request, _ -> Response in
+            guard let token = request.bearerToken ?? request.uri.queryParameters["token"].map(String.init),
+                  (try? await deps.accounts.authenticate(accessToken: token)) != nil
+            else { throw ParleyError.unauthenticated }
+            throw ParleyError(.badRequest, code: "upgrade_required", "Open this path as a WebSocket")
+        }
         AuthRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)
             .add(to: router.group("v1/auth"))
         MeRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)

@@ -1,0 +1,68 @@
+import Foundation
+import ParleyCore
+import Synchronization
+
+/// A live connection's inbox: frames wait here until the connection's writer sends them.
+/// Bounded: a connection that falls too far behind is told to go (and will `sync` on return),
+/// so one slow phone never holds up anyone else.
+public final class Mailbox: Sendable {
+    public let id = UUID()
+    public let userID: UserID
+    public let sessionID: SessionID
+    private let continuation: AsyncStream<String>.Continuation
+    public let frames: AsyncStream<String>
+    private let overflowed = Mutex(false)
+
+    public init(userID: UserID, sessionID: SessionID, capacity: Int) {
+        self.userID = userID
+        self.sessionID = sessionID
+        (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(capacity))
+    }
+
+    /// Queues a frame; on overflow the mailbox closes and remembers why.
+    public func offer(_ frame: String) {
+        if case .dropped = continuation.yield(frame) {
+            overflowed.withLock { $0 = true }
+            continuation.finish()
+        }
+    }
+
+    public var didOverflow: Bool { overflowed.withLock { $0 } }
+
+    public func close() { continuation.finish() }
+}
+
+/// Who is connected right now, and delivery to their mailboxes. One per process.
+public final class EventHub: Sendable {
+    private let mailboxes = Mutex<[UserID: [UUID: Mailbox]]>([:])
+
+    public init() {}
+
+    public func attach(_ mailbox: Mailbox) {
+        mailboxes.withLock { $0[mailbox.userID, default: [:]][mailbox.id] = mailbox }
+    }
+
+    public func detach(_ mailbox: Mailbox) {
+        mailboxes.withLock { boxes in
+            boxes[mailbox.userID]?[mailbox.id] = nil
+            if boxes[mailbox.userID]?.isEmpty == true { boxes[mailbox.userID] = nil }
+        }
+        mailbox.close()
+    }
+
+    /// Hands a frame to every connected device of `user`.
+    public func deliver(_ frame: String, to user: UserID) {
+        let targets = mailboxes.withLock { Array(($0[user] ?? [:]).values) }
+        for mailbox in targets { mailbox.offer(frame) }
+    }
+
+    /// An event that is not stored (typing): numbered by nobody, lost if nobody listens.
+    public func deliverEphemeral(type: String, payload: any Encodable & Sendable, to users: [UserID]) {
+        let frame = EventFrame.compose(type: type, seq: nil, payload: EventFrame.encode(payload))
+        for user in users { deliver(frame, to: user) }
+    }
+
+    public var connectionCount: Int { mailboxes.withLock { $0.values.reduce(0) { $0 + $1.count } } }
+    public var onlineUserCount: Int { mailboxes.withLock { $0.count } }
+    public func isOnline(_ user: UserID) -> Bool { mailboxes.withLock { $0[user] != nil } }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyStorage
+import SQLKit
+
+/// Numbers, stores and then delivers every event for a user: stored first, so a device that was
+/// away asks `sync since N` and gets exactly what it missed.
+public final class EventLog: EventPublisher, Sendable {
+    let database: Database
+    public let hub: EventHub
+    let clock: any WallClock
+    let logger: Logger
+    /// How long events are kept for `sync`.
+    public let retention: TimeInterval
+
+    public init(database: Database, hub: EventHub, clock: any WallClock, retention: TimeInterval, logger: Logger) {
+        self.database = database
+        self.hub = hub
+        self.clock = clock
+        self.retention = retention
+        self.logger = logger
+    }
+
+    public func publish(type: String, payload: any Encodable & Sendable, to users: [UserID]) async {
+        do {
+            let stored = try await append(type: type, payload: EventFrame.encode(payload), to: users)
+            for event in stored { hub.deliver(event.frame, to: event.userID) }
+        } catch {
+            logger.error("event not stored", metadata: ["type": "\(type)", "error": "\(error)"])
+        }
+    }
+
+    /// Stores one event per user, each with the next number of that user's sequence.
+    func append(type: String, payload: String, to users: [UserID]) async throws -> [StoredEvent] {
+        let now = clock.now()
+        return try await database.transaction { sql in
+            var stored: [StoredEvent] = []
+            for user in Set(users) {
+                let last = try await sql.select().column("last_seq").from("user_event_heads")
+                    .where("user_id", .equal, user.rawValue).first(decodingColumn: "last_seq", as: Int64.self)
+                let seq = (last ?? 0) + 1
+                if last == nil {
+                    try await sql.insert(into: "user_event_heads").columns("user_id", "last_seq")
+                        .values(SQLBind(user.rawValue), SQLBind(seq)).run()
+                } else {
+                    try await sql.update("user_event_heads").set("last_seq", to: seq).where("user_id", .equal, user.rawValue).run()
+                }
+                try await sql.insert(into: "user_events").columns("user_id", "seq", "type", "payload", "created_at")
+                    .values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis))
+                    .run()
+                stored.append(StoredEvent(userID: user, seq: seq, type: type, payload: payload, createdAt: now))
+            }
+            return stored
+        }
+    }
+
+    /// The newest number in `user`'s sequence (0 before any event).
+    public func latestSeq(of user: UserID) async throws -> Int64 {
+        try await database.withConnection { sql in
+            try await sql.select().column("last_seq").from("user_event_heads").where("user_id", .equal, user.rawValue)
+                .first(decodingColumn: "last_seq", as: Int64.self) ?? 0
+        }
+    }
+
+    /// What a device that has seen up to `since` missed: at most `limit` events, oldest first.
+    /// Throws `history_expired` when some of them are past retention and gone.
+    public func events(of user: UserID, since: Int64, limit: Int) async throws -> (events: [StoredEvent], latest: Int64) {
+        let latest = try await latestSeq(of: user)
+        if since >= latest { return ([], latest) }
+        let rows = try await database.withConnection { sql in
+            try await sql.select().columns("seq", "type", "payload", "created_at").from("user_events")
+                .where("user_id", .equal, user.rawValue).where("seq", .greaterThan, since)
+                .orderBy("seq").limit(limit).all()
+        }
+        let events = try rows.map { row in
+            StoredEvent(
+                userID: user, seq: try row.decode(column: "seq", as: Int64.self),
+                type: try row.decode(column: "type", as: String.self),
+                payload: try row.decode(column: "payload", as: String.self),
+                createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)))
+        }
+        if let first = events.first, first.seq > since + 1 { throw RealtimeErrors.historyExpired }
+        if events.isEmpty { throw RealtimeErrors.historyExpired }
+        return (events, latest)
+    }
+
+    /// Deletes events older than the retention window.
+    public func prune() async throws {
+        let cutoff = clock.now().addingTimeInterval(-retention).storageMillis
+        try await database.withConnection { sql in
+            try await sql.delete(from: "user_events").where("created_at", .lessThan, cutoff).run()
+        }
+    }
+}
+
+public enum RealtimeErrors {
+    public static let historyExpired = ParleyError(
+        .gone, code: "history_expired", "Events this old are no longer kept; refetch dialogs and state over REST, then sync from the latest seq")
+}
