@@ -79,6 +79,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        .target(name: "ParleyChat", dependencies: [
+            "ParleyCore", "ParleyStorage", "ParleyFiles", "ParleyFriends",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .target(name: "ParleyStories", dependencies: [
+            "ParleyCore", "ParleyStorage", "ParleyChat", "ParleyFriends",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // Per-user numbered events: stored, then delivered to live connections.
         .target(name: "ParleyRealtime", dependencies: [
             "ParleyCore", "ParleyStorage",
@@ -87,12 +97,12 @@ let package = Package(
 
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
-            "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyFiles",
+            "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyFiles",
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
 
         .target(name: "ParleyGateway", dependencies: [
-            "ParleyCore", "ParleyRealtime", "ParleyAccounts",
+            "ParleyCore", "ParleyRealtime", "ParleyAccounts", "ParleyChat",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -100,7 +110,7 @@ let package = Package(
 
         // Wiring: configuration, services, lifecycle.
         .target(name: "ParleyApp", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyRealtime", "ParleyHTTP", "ParleyGateway",
+            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyRealtime", "ParleyHTTP", "ParleyGateway",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -125,6 +135,7 @@ let package = Package(
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ], path: "Tests/ParleyTestSupport"),
+        .testTarget(name: "ParleyFilesTests", dependencies: ["ParleyFiles", "ParleyTestSupport"]),
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [

@@ -19,6 +19,9 @@ public struct ParleyConfiguration: Sendable {
     public var loginAttemptsPerAddress = 30
     public var loginWindowSeconds = 900
     public var maxAvatarBytes = 5 * 1024 * 1024
+    public var maxImageBytes = 10 << 20
+    public var maxVideoBytes = 100 << 20
+    public var maxAudioBytes = 20 << 20
     /// How long per-user events are kept for `sync`.
     public var eventRetentionDays = 7
     public var mail = Mail()
@@ -69,6 +72,9 @@ public struct ParleyConfiguration: Sendable {
         loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)
         loginWindowSeconds = config.int(forKey: "auth.loginWindowSeconds", default: d.loginWindowSeconds)
         maxAvatarBytes = config.int(forKey: "uploads.maxAvatarBytes", default: d.maxAvatarBytes)
+        maxImageBytes = config.int(forKey: "uploads.maxImageBytes", default: d.maxImageBytes)
+        maxVideoBytes = config.int(forKey: "uploads.maxVideoBytes", default: d.maxVideoBytes)
+        maxAudioBytes = config.int(forKey: "uploads.maxAudioBytes", default: d.maxAudioBytes)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
         mail.transport = config.string(forKey: "mail.transport", default: d.mail.transport)

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ParleyAccounts
+import ParleyChat
 import ParleyCore
 import ParleyFiles
 import ParleyFriends
@@ -10,6 +11,7 @@ import ParleyRealtime
 import ParleyHTTP
 import ParleyMail
 import ParleyStorage
+import ParleyStories
 import ServiceLifecycle
 
 /// Wires configuration into services and services into the HTTP edge.
@@ -19,6 +21,8 @@ public enum ParleyServer {
         public let database: Database
         public let accounts: AccountService
         public let friends: FriendService
+        public let chat: ChatService
+        public let stories: StoryService
         public let events: EventLog
         public let gateway: RealtimeGateway
         public let router: Router<ParleyRequestContext>
@@ -35,7 +39,7 @@ public enum ParleyServer {
         }
         let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
         try await Migrator(database: database, logger: logger)
-            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all, now: clock.now().storageMillis)
+            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all, now: clock.now().storageMillis)
 
         let mail = try MailSetup.transport(config, logger: logger)
         let publicBaseURL = config.effectivePublicBaseURL
@@ -57,13 +61,22 @@ public enum ParleyServer {
 
         let events = EventLog(database: database, hub: EventHub(), clock: clock, retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
         let friends = FriendService(store: SQLFriendStore(database: database), events: events, clock: clock, logger: logger)
-        let commands = RealtimeCommands()
+        let chatSettings = ChatSettings(
+            publicBaseURL: publicBaseURL, maxImageBytes: config.maxImageBytes, maxVideoBytes: config.maxVideoBytes,
+            maxAudioBytes: config.maxAudioBytes)
+        let chat = ChatService(
+            store: SQLChatStore(database: database), friends: friends, events: events,
+            files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, logger: logger)
+        let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
+                                   clock: clock, logger: logger)
+        var commands = RealtimeCommands()
+        ChatCommands.register(chat, into: &commands)
         let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands)
         let router = ParleyRouter.build(HTTPDependencies(
-            accounts: accounts, friends: friends, publicBaseURL: publicBaseURL,
-            maxAvatarBytes: config.maxAvatarBytes, health: { await database.ping() }))
+            accounts: accounts, friends: friends, chat: chat, stories: stories, publicBaseURL: publicBaseURL,
+            maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() }))
         return Parts(
-            database: database, accounts: accounts, friends: friends, events: events, gateway: gateway, router: router,
+            database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, events: events, gateway: gateway, router: router,
             mailTransport: mail)
     }
 
@@ -71,11 +84,16 @@ public enum ParleyServer {
     public static func application(
         _ config: ParleyConfiguration, parts: Parts, logger: Logger
     ) -> some ApplicationProtocol {
-        Application(
+        let stories = parts.stories, events = parts.events
+        return Application(
             router: parts.router,
             server: parts.gateway.serverBuilder(),
             configuration: .init(address: .hostname(config.httpHost, port: config.httpPort), serverName: "Parley"),
-            services: [DatabaseCloser(database: parts.database)],
+            services: [
+                PeriodicTask(name: "story-sweep", every: .seconds(300), logger: logger) { _ = try await stories.sweep() },
+                PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
+                DatabaseCloser(database: parts.database),
+            ],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.httpPort
                 logger.notice("Parley listening", metadata: [
@@ -84,6 +102,23 @@ public enum ParleyServer {
                 ])
             },
             logger: logger)
+    }
+}
+
+/// Runs `work` every `interval` until shutdown (sweeps, pruning); a failure is logged, not fatal.
+struct PeriodicTask: Service {
+    let name: String
+    let every: Duration
+    let logger: Logger
+    let work: @Sendable () async throws -> Void
+
+    func run() async throws {
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do { try await work() } catch { logger.error("periodic task failed", metadata: ["task": "\(name)", "error": "\(error)"]) }
+                try await Task.sleep(for: every)   // throws when cancelled: the loop ends
+            }
+        }
     }
 }
 

@@ -3,6 +3,12 @@
 public protocol EventPublisher: Sendable {
     /// Publishes one event of `type` with a JSON-encodable payload to every device of `users`.
     func publish(type: String, payload: any Encodable & Sendable, to users: [UserID]) async
+    /// Delivers an event that is not stored nor numbered (`typing`): lost if nobody listens.
+    func publishEphemeral(type: String, payload: any Encodable & Sendable, to users: [UserID])
+}
+
+extension EventPublisher {
+    public func publishEphemeral(type: String, payload: any Encodable & Sendable, to users: [UserID]) {}
 }
 
 /// Drops every event (for a process without a realtime gateway, and for tests that do not look).

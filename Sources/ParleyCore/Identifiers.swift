@@ -37,3 +37,23 @@ public struct FriendRequestID: TypedID {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 }
+
+public struct DialogID: TypedID {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct MessageID: TypedID {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct AttachmentID: TypedID {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct StoryID: TypedID {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

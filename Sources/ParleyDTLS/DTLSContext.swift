@@ -31,14 +31,22 @@ public final class DTLSContext: @unchecked Sendable {
     /// The SHA-256 fingerprint of ``certificate`` (`sha-256 AB:CD:…`) for `a=fingerprint`.
     public var fingerprint: DTLSFingerprint { certificate.fingerprint }
 
+    /// Which end of the handshake endpoints made from the context play.
+    public let role: DTLSRole
+
     /// Builds the context around `certificate`, or a freshly generated ECDSA P-256 one.
+    /// `role` is `.server` for the relay; `.client` serves ``DTLSClient`` (test and load clients),
+    /// for which `srtpProfiles` is the `use_srtp` offer in order.
     public init(certificate: DTLSCertificate? = nil,
-                srtpProfiles: [SRTPProfile] = DTLSContext.defaultSRTPProfiles) throws(DTLSSetupError) {
+                srtpProfiles: [SRTPProfile] = DTLSContext.defaultSRTPProfiles,
+                role: DTLSRole = .server) throws(DTLSSetupError) {
         OpenSSLErrors.clear()
         let certificate = if let certificate { certificate } else { try DTLSCertificate(keyType: .ecdsaP256) }
-        guard !srtpProfiles.isEmpty, let context = SSL_CTX_new(DTLS_server_method()) else {
-            throw DTLSSetupError("SSL_CTX_new(DTLS_server_method)")
+        let method = role == .server ? DTLS_server_method() : DTLS_client_method()
+        guard !srtpProfiles.isEmpty, let context = SSL_CTX_new(method) else {
+            throw DTLSSetupError(role == .server ? "SSL_CTX_new(DTLS_server_method)" : "SSL_CTX_new(DTLS_client_method)")
         }
+        self.role = role
         self.context = context
         self.certificate = certificate
         self.srtpProfiles = srtpProfiles
@@ -69,4 +77,12 @@ public final class DTLSContext: @unchecked Sendable {
     deinit {
         SSL_CTX_free(context)
     }
+}
+
+/// The side of the DTLS handshake (RFC 6347): WebRTC picks it with `a=setup` (RFC 5763 §5).
+public enum DTLSRole: Sendable, Hashable {
+    /// `a=setup:passive`: waits for the ClientHello. The relay always is this.
+    case server
+    /// `a=setup:active`: sends the ClientHello.
+    case client
 }

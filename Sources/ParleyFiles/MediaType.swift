@@ -39,18 +39,44 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
         if starts(Array("RIFF".utf8)) && starts(Array("WAVE".utf8), at: 8) { return .wav }
         if starts(Array("OggS".utf8)) { return .ogg }
-        if starts(Array("ID3".utf8)) || (bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0) {
+        // MP3: an ID3v2 tag, or an MPEG audio frame header (ISO/IEC 11172-3 §2.4.1.3) with valid
+        // version, layer, bitrate and sample rate — the bare 11 sync bits would also match AAC ADTS.
+        if starts(Array("ID3".utf8)) || MPEGAudioFrame(MediaBytes(Array(bytes.prefix(4))), at: 0) != nil {
             return .mp3
         }
-        // ISO base media file (ISO/IEC 14496-12): a leading `ftyp` box names the major brand.
-        if starts(Array("ftyp".utf8), at: 4), bytes.count >= 12 {
-            let brand = String(decoding: bytes[8..<12], as: UTF8.self)
+        // ISO base media file (ISO/IEC 14496-12 §4.3): a leading `ftyp` box names the major brand.
+        if starts(Array("ftyp".utf8), at: 4), bytes.count >= 12 { return isoType(bytes) }
+        return nil
+    }
+
+    /// The type an ISO base media file declares in its `ftyp` box (ISO/IEC 14496-12 §4.3): the major
+    /// brand, else the first compatible brand that names a type. HEIF brands (ISO/IEC 23008-12
+    /// Annex B) are HEIC, except a `mif1`/`msf1` file whose brands say AVIF (not supported);
+    /// `qt  ` is QuickTime; `M4A `/`M4B `/`M4P ` are iTunes audio; the ISO, MP4, 3GPP and `M4V`
+    /// families are MP4. An unknown brand with no known compatible brand is not recognised.
+    /// `MediaProbe` refines MP4/MOV/M4A further from the tracks actually present.
+    private static func isoType(_ bytes: [UInt8]) -> MediaType? {
+        func brand(at offset: Int) -> String { String(decoding: bytes[offset..<offset + 4], as: UTF8.self) }
+        let major = brand(at: 8)
+        let boxSize = Int(bytes[0]) << 24 | Int(bytes[1]) << 16 | Int(bytes[2]) << 8 | Int(bytes[3])
+        let brandsEnd = min(bytes.count, max(boxSize, 16))
+        let compatible = stride(from: 16, to: brandsEnd - 3, by: 4).map { brand(at: $0) }
+        func type(of brand: String) -> MediaType? {
             switch brand {
-            case "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1": return .heic
+            case "heic", "heix", "heim", "heis", "hevc", "hevx": return .heic
+            case "mif1", "msf1", "miaf":
+                return compatible.contains { ["avif", "avis"].contains($0) } ? nil : .heic
             case "qt  ": return .mov
-            case "M4A ", "M4B ": return .m4a
-            default: return .mp4
+            case "M4A ", "M4B ", "M4P ": return .m4a
+            case "avc1", "dash", "mmp4", "MSNV", "XAVC", "f4v ", "cmfc", "cmf2": return .mp4
+            default:
+                return ["iso", "mp4", "3gp", "3g2", "M4V"].contains { brand.hasPrefix($0) } ? .mp4 : nil
             }
+        }
+        if ["avif", "avis"].contains(major) { return nil }
+        if let type = type(of: major) { return type }
+        for candidate in compatible where !["mif1", "msf1", "miaf"].contains(candidate) {
+            if let type = type(of: candidate) { return type }
         }
         return nil
     }

@@ -42,7 +42,7 @@ public struct RealtimeGateway: Sendable {
             guard let (path, query) = Self.split(request.path), path == Self.path,
                   let token = Self.token(headers: request.headerFields, query: query),
                   let principal = try? await gateway.accounts.authenticate(accessToken: token)
-            else { return .dontUpgrade }   // the router answers: 401, or 426 for a plain GET
+            else { return .dontUpgrade }   // the router answers: 401, or 400 upgrade_required
             var sessionLogger = logger
             sessionLogger[metadataKey: "user"] = "\(principal.userID)"
             let session = RealtimeSession(principal: principal, gateway: gateway, logger: sessionLogger)

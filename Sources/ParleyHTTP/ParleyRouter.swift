@@ -1,22 +1,31 @@
 import Hummingbird
 import ParleyAccounts
+import ParleyChat
 import ParleyCore
 import ParleyFriends
+import ParleyStories
 
 /// Everything the HTTP edge needs from the layers below.
 public struct HTTPDependencies: Sendable {
     public var accounts: AccountService
     public var friends: FriendService
+    public var chat: ChatService
+    public var stories: StoryService
+    public var maxUploadBytes: Int
     public var publicBaseURL: String
     public var maxAvatarBytes: Int
     public var health: @Sendable () async -> Bool
 
     public init(
-        accounts: AccountService, friends: FriendService, publicBaseURL: String, maxAvatarBytes: Int,
+        accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, publicBaseURL: String, maxAvatarBytes: Int,
+        maxUploadBytes: Int,
         health: @escaping @Sendable () async -> Bool
     ) {
         self.accounts = accounts
         self.friends = friends
+        self.chat = chat
+        self.stories = stories
+        self.maxUploadBytes = maxUploadBytes
         self.publicBaseURL = publicBaseURL
         self.maxAvatarBytes = maxAvatarBytes
         self.health = health
@@ -50,6 +59,10 @@ public enum ParleyRouter {
         AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: auth))
         FriendRoutes(friends: deps.friends, accounts: deps.accounts, users: users).add(
             friends: router.group("v1/friends").add(middleware: auth), blocks: router.group("v1/blocks").add(middleware: auth))
+        StoryRoutes(stories: deps.stories, chat: deps.chat, accounts: deps.accounts, users: users)
+            .add(to: router.group("v1/stories").add(middleware: auth))
+        ChatRoutes(chat: deps.chat, stories: deps.stories, accounts: deps.accounts, users: users, maxUploadBytes: deps.maxUploadBytes).add(
+            dialogs: router.group("v1/dialogs").add(middleware: auth), attachments: router.group("v1/attachments").add(middleware: auth))
         return router
     }
 }

@@ -31,6 +31,10 @@ public final class EventLog: EventPublisher, Sendable {
         }
     }
 
+    public func publishEphemeral(type: String, payload: any Encodable & Sendable, to users: [UserID]) {
+        hub.deliverEphemeral(type: type, payload: payload, to: users)
+    }
+
     /// Stores one event per user, each with the next number of that user's sequence.
     func append(type: String, payload: String, to users: [UserID]) async throws -> [StoredEvent] {
         let now = clock.now()

@@ -34,4 +34,10 @@ public struct SRTPKeyingMaterial: Sendable, Hashable {
 
     /// For the relay: protect what it sends with the server's write key.
     public var serverOutbound: SRTPMasterKey { serverWrite }
+
+    /// For a DTLS client (a test or load client): unprotect what the server sends.
+    public var clientInbound: SRTPMasterKey { serverWrite }
+
+    /// For a DTLS client: protect what it sends with the client's write key.
+    public var clientOutbound: SRTPMasterKey { clientWrite }
 }

@@ -1,0 +1,104 @@
+import Foundation
+import ParleyCore
+
+public enum DialogType: String, Sendable, Codable { case `private`, group }
+
+public enum MessageKind: String, Sendable, Codable, CaseIterable {
+    case text, image, video, audio, call
+}
+
+/// A conversation as stored.
+public struct DialogRecord: Sendable, Equatable {
+    public var id: DialogID
+    public var type: DialogType
+    public var name: String?
+    public var avatarAttachmentID: AttachmentID?
+    public var createdBy: UserID
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var lastMessageSeq: Int64
+}
+
+/// One member's standing in a dialog.
+public struct Membership: Sendable, Equatable {
+    public var dialogID: DialogID
+    public var userID: UserID
+    public var joinedAt: Date
+    /// Messages up to this seq are read.
+    public var readSeq: Int64
+    /// Messages up to this seq were deleted for this member ("delete conversation").
+    public var clearedSeq: Int64
+    public var hidden: Bool
+}
+
+/// The record a finished call leaves in the pair's dialog.
+public struct CallRecord: Sendable, Equatable, Codable {
+    public var callId: String
+    public var media: String
+    public var outcome: String
+    public var durationSeconds: Int
+
+    public init(callId: String, media: String, outcome: String, durationSeconds: Int) {
+        self.callId = callId
+        self.media = media
+        self.outcome = outcome
+        self.durationSeconds = durationSeconds
+    }
+}
+
+public struct MessageRecord: Sendable, Equatable {
+    public var id: MessageID
+    public var dialogID: DialogID
+    public var seq: Int64
+    public var senderID: UserID
+    public var clientMessageID: String
+    public var kind: MessageKind
+    public var text: String?
+    public var attachmentID: AttachmentID?
+    public var call: CallRecord?
+    public var createdAt: Date
+}
+
+/// An uploaded file: its kind is what its bytes say.
+public struct AttachmentRecord: Sendable, Equatable {
+    public var id: AttachmentID
+    public var uploaderID: UserID
+    public var hash: String
+    public var kind: String
+    public var contentType: String
+    public var size: Int
+    public var durationMs: Int?
+    public var width: Int?
+    public var height: Int?
+    public var createdAt: Date
+}
+
+/// The stable codes Chat answers with.
+public enum ChatErrors {
+    public static let dialogNotFound = ParleyError(.notFound, code: "dialog_not_found", "No such conversation")
+    public static let messageNotFound = ParleyError(.notFound, code: "message_not_found", "No such message in this conversation")
+    public static let attachmentNotFound = ParleyError(.notFound, code: "attachment_not_found", "No such attachment")
+    public static let emptyMessage = ParleyError.rule("empty_message", "A text message needs text")
+    public static let textTooLong = ParleyError.rule("text_too_long", "Messages are at most \(ChatRules.maxTextLength) characters")
+    public static let attachmentRequired = ParleyError.rule("attachment_required", "This kind of message needs an attachment")
+    public static let attachmentKindMismatch = ParleyError.rule("attachment_kind_mismatch", "The attachment is not of this message's kind")
+    public static let invalidGroupName = ParleyError.rule("invalid_name", "A group name is 1 to \(ChatRules.maxNameLength) characters")
+    public static let notAFriend = ParleyError.rule("not_a_friend", "Only your friends can be added to a group")
+    public static let tooManyMembers = ParleyError.rule("too_many_members", "A group has at most \(ChatRules.maxGroupMembers) members")
+    public static let notAGroup = ParleyError.rule("not_a_group", "Only groups have names and members to change")
+    public static let unsupportedKind = ParleyError(.unsupportedMedia, code: "unsupported_media_type",
+                                                    "Attachments are JPEG, PNG, HEIC, GIF, MP4/MOV, M4A/AAC, MP3, Ogg/Opus or WAV")
+    public static func tooLarge(_ kind: String, _ limit: Int) -> ParleyError {
+        ParleyError(.tooLarge, code: "payload_too_large", "\(kind) attachments are at most \(limit) bytes")
+    }
+    public static let clientMessageIDRequired = ParleyError(
+        .badRequest, code: "invalid_field", "clientMessageId: 1 to \(ChatRules.maxClientMessageIDLength) characters")
+    public static let callRecordsAreServerMade = ParleyError.rule("invalid_kind", "Call records are written by the server")
+}
+
+public enum ChatRules {
+    public static let maxTextLength = 4000
+    public static let maxNameLength = 64
+    public static let maxGroupMembers = 256
+    public static let maxClientMessageIDLength = 128
+}

@@ -1,0 +1,141 @@
+import Foundation
+import ParleyCore
+import ParleyFriends
+
+/// What a device sends.
+public struct OutgoingMessage: Sendable {
+    public var clientMessageID: String
+    public var kind: MessageKind
+    public var text: String?
+    public var attachmentID: AttachmentID?
+
+    public init(clientMessageID: String, kind: MessageKind, text: String?, attachmentID: AttachmentID?) {
+        self.clientMessageID = clientMessageID
+        self.kind = kind
+        self.text = text
+        self.attachmentID = attachmentID
+    }
+}
+
+extension ChatService {
+    /// Stores the message (committed before this returns) and tells every member's devices.
+    /// Sending the same clientMessageId again returns the stored message and tells nobody twice.
+    public func send(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
+        let dialog = try await memberDialog(user, id)
+        let clientID = outgoing.clientMessageID.trimmingCharacters(in: .whitespaces)
+        guard !clientID.isEmpty, clientID.count <= ChatRules.maxClientMessageIDLength else { throw ChatErrors.clientMessageIDRequired }
+        let text = outgoing.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let text, text.count > ChatRules.maxTextLength { throw ChatErrors.textTooLong }
+        switch outgoing.kind {
+        case .call: throw ChatErrors.callRecordsAreServerMade
+        case .text:
+            guard text != nil else { throw ChatErrors.emptyMessage }
+            guard outgoing.attachmentID == nil else { throw ChatErrors.attachmentKindMismatch }
+        case .image, .video, .audio:
+            guard let attachmentID = outgoing.attachmentID else { throw ChatErrors.attachmentRequired }
+            guard let attachment = try await store.attachment(id: attachmentID), attachment.uploaderID == user else {
+                throw ChatErrors.attachmentNotFound
+            }
+            guard attachment.kind == outgoing.kind.rawValue else { throw ChatErrors.attachmentKindMismatch }
+        }
+        if dialog.type == .private { try await requirePrivateReach(user, dialog) }
+        let record = MessageRecord(
+            id: .generate(), dialogID: id, seq: 0, senderID: user, clientMessageID: clientID, kind: outgoing.kind,
+            text: text, attachmentID: outgoing.attachmentID, call: nil, createdAt: clock.now())
+        return try await deliver(record)
+    }
+
+    /// Writes a finished call into the pair's private dialog (creating it if need be).
+    public func recordCall(_ call: CallRecord, caller: UserID, callee: UserID) async throws -> MessageView {
+        let key = Self.pairKey(caller, callee)
+        let dialog: DialogRecord
+        if let existing = try await store.privateDialog(pairKey: key) {
+            dialog = existing
+        } else {
+            let now = clock.now()
+            dialog = DialogRecord(id: .generate(), type: .private, name: nil, avatarAttachmentID: nil, createdBy: caller,
+                                  createdAt: now, updatedAt: now, lastMessageSeq: 0)
+            try await store.createDialog(dialog, pairKey: key, members: [caller, callee])
+        }
+        let record = MessageRecord(
+            id: .generate(), dialogID: dialog.id, seq: 0, senderID: caller, clientMessageID: "call:\(call.callId)", kind: .call,
+            text: nil, attachmentID: nil, call: call, createdAt: clock.now())
+        return try await deliver(record)
+    }
+
+    func deliver(_ record: MessageRecord) async throws -> MessageView {
+        let (stored, isNew) = try await store.appendMessage(record)
+        let members = try await store.members(of: stored.dialogID)
+        let view = try await views([stored], members: members)[0]
+        if isNew {
+            await events.publish(type: "message.new", payload: MessageEvent(message: view), to: members.map(\.userID))
+        }
+        return view
+    }
+
+    /// Blocked either way, or no longer friends: the private conversation is closed.
+    func requirePrivateReach(_ user: UserID, _ dialog: DialogRecord) async throws {
+        let members = try await store.members(of: dialog.id)
+        guard let other = members.first(where: { $0.userID != user })?.userID else { return }
+        try await friends.requireFriendship(from: user, to: other)
+    }
+
+    /// History, newest first, `limit` at a time; `before` is a message id from the previous page.
+    public func history(_ user: UserID, _ id: DialogID, before: MessageID?, limit: Int) async throws -> (messages: [MessageView], next: MessageID?) {
+        _ = try await memberDialog(user, id)
+        guard let membership = try await store.membership(user, in: id) else { throw ChatErrors.dialogNotFound }
+        let limit = min(max(limit, 1), 100)
+        var beforeSeq: Int64?
+        if let before {
+            guard let anchor = try await store.message(id: before), anchor.dialogID == id else { throw ChatErrors.messageNotFound }
+            beforeSeq = anchor.seq
+        }
+        let page = try await store.messages(in: id, after: membership.clearedSeq, before: beforeSeq, limit: limit + 1)
+        let shown = Array(page.prefix(limit))
+        let members = try await store.members(of: id)
+        return (try await views(shown, members: members), page.count > limit ? shown.last?.id : nil)
+    }
+
+    /// Marks everything up to a message read and tells the dialog (read receipts).
+    public func markRead(_ user: UserID, _ id: DialogID, upTo messageID: MessageID) async throws {
+        _ = try await memberDialog(user, id)
+        guard let message = try await store.message(id: messageID), message.dialogID == id else { throw ChatErrors.messageNotFound }
+        guard try await store.markRead(id, by: user, upTo: message.seq) else { return }
+        let members = try await store.members(of: id).map(\.userID)
+        await events.publish(
+            type: "message.read",
+            payload: ReadEvent(dialogId: id.rawValue, userId: user.rawValue, upToMessageId: messageID.rawValue,
+                               readAt: WireTime.string(clock.now())),
+            to: members)
+    }
+
+    /// "… is typing": to the other members' connected devices, not stored.
+    public func typing(_ user: UserID, _ id: DialogID) async throws {
+        _ = try await memberDialog(user, id)
+        let others = try await store.members(of: id).map(\.userID).filter { $0 != user }
+        events.publishEphemeral(type: "typing", payload: TypingEvent(dialogId: id.rawValue, userId: user.rawValue), to: others)
+    }
+
+    func views(_ messages: [MessageRecord], members: [Membership]) async throws -> [MessageView] {
+        let attachments = Dictionary(uniqueKeysWithValues: try await store.attachments(ids: messages.compactMap(\.attachmentID)).map { ($0.id, $0) })
+        return messages.map { message in
+            MessageView(
+                id: message.id.rawValue, dialogId: message.dialogID.rawValue, senderId: message.senderID.rawValue,
+                clientMessageId: message.clientMessageID, kind: message.kind, text: message.text,
+                attachment: message.attachmentID.flatMap { attachments[$0] }.map(view),
+                call: message.call, createdAt: WireTime.string(message.createdAt),
+                readBy: members.filter { $0.userID != message.senderID && $0.readSeq >= message.seq }.map(\.userID.rawValue))
+        }
+    }
+
+    func view(_ attachment: AttachmentRecord) -> AttachmentView {
+        AttachmentView(
+            id: attachment.id.rawValue, kind: attachment.kind, contentType: attachment.contentType, size: attachment.size,
+            durationMs: attachment.durationMs, width: attachment.width, height: attachment.height,
+            url: "\(settings.publicBaseURL)/v1/attachments/\(attachment.id.rawValue)")
+    }
+}
+
+struct MessageEvent: Encodable, Sendable { let message: MessageView }
+struct ReadEvent: Encodable, Sendable { let dialogId: String; let userId: String; let upToMessageId: String; let readAt: String }
+struct TypingEvent: Encodable, Sendable { let dialogId: String; let userId: String }

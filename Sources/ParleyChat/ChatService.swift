@@ -1,0 +1,185 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyFiles
+import ParleyFriends
+
+/// Dialogs, messages, receipts and typing. Friends decides who may talk privately; members of a
+/// group talk to the group.
+public final class ChatService: Sendable {
+    let store: any ChatStore
+    let friends: FriendService
+    let events: any EventPublisher
+    let files: FileStore
+    let clock: any WallClock
+    let settings: ChatSettings
+    let logger: Logger
+
+    public init(store: any ChatStore, friends: FriendService, events: any EventPublisher, files: FileStore,
+                clock: any WallClock, settings: ChatSettings, logger: Logger) {
+        self.store = store
+        self.friends = friends
+        self.events = events
+        self.files = files
+        self.clock = clock
+        self.settings = settings
+        self.logger = logger
+    }
+
+    // MARK: Dialogs
+
+    /// The pair's private dialog, created on first use. Friends only.
+    public func openPrivateDialog(_ user: UserID, with other: UserID) async throws -> DialogRecord {
+        if user == other { throw FriendErrors.yourself }
+        try await friends.requireFriendship(from: user, to: other)
+        let key = Self.pairKey(user, other)
+        if let existing = try await store.privateDialog(pairKey: key) {
+            try await store.unhide(existing.id, for: user)
+            return existing
+        }
+        let now = clock.now()
+        let dialog = DialogRecord(id: .generate(), type: .private, name: nil, avatarAttachmentID: nil, createdBy: user,
+                                  createdAt: now, updatedAt: now, lastMessageSeq: 0)
+        do {
+            try await store.createDialog(dialog, pairKey: key, members: [user, other])
+        } catch {
+            // Both opened it at once: the other insert won.
+            if let existing = try await store.privateDialog(pairKey: key) { return existing }
+            throw error
+        }
+        return dialog
+    }
+
+    /// A group of the creator and some of their friends.
+    public func createGroup(_ user: UserID, name: String, memberIDs: [UserID]) async throws -> DialogRecord {
+        let name = try Self.groupName(name)
+        let others = Array(Set(memberIDs).subtracting([user]))
+        guard others.count + 1 <= ChatRules.maxGroupMembers else { throw ChatErrors.tooManyMembers }
+        try await requireFriends(of: user, others)
+        let now = clock.now()
+        let dialog = DialogRecord(id: .generate(), type: .group, name: name, avatarAttachmentID: nil, createdBy: user,
+                                  createdAt: now, updatedAt: now, lastMessageSeq: 0)
+        try await store.createDialog(dialog, pairKey: nil, members: [user] + others)
+        await announce(dialog.id)
+        return dialog
+    }
+
+    public func updateGroup(_ user: UserID, _ id: DialogID, name: String?, avatar: AttachmentID?) async throws -> DialogRecord {
+        let dialog = try await memberDialog(user, id)
+        guard dialog.type == .group else { throw ChatErrors.notAGroup }
+        let name = try name.map(Self.groupName)
+        if let avatar {
+            guard let attachment = try await store.attachment(id: avatar), attachment.uploaderID == user, attachment.kind == "image" else {
+                throw ChatErrors.attachmentNotFound
+            }
+        }
+        try await store.updateDialog(id: id, name: name, avatar: avatar, at: clock.now())
+        await announce(id)
+        return try await memberDialog(user, id)
+    }
+
+    /// Adds friends of the adder to a group.
+    public func addMembers(_ user: UserID, _ id: DialogID, _ newMembers: [UserID]) async throws -> DialogRecord {
+        let dialog = try await memberDialog(user, id)
+        guard dialog.type == .group else { throw ChatErrors.notAGroup }
+        let current = Set(try await store.members(of: id).map(\.userID))
+        let added = Array(Set(newMembers).subtracting(current))
+        guard current.count + added.count <= ChatRules.maxGroupMembers else { throw ChatErrors.tooManyMembers }
+        try await requireFriends(of: user, added)
+        try await store.addMembers(added, to: id, at: clock.now())
+        await announce(id)
+        return try await memberDialog(user, id)
+    }
+
+    public func leave(_ user: UserID, _ id: DialogID) async throws {
+        let dialog = try await memberDialog(user, id)
+        guard dialog.type == .group else { throw ChatErrors.notAGroup }
+        try await store.removeMember(user, from: id)
+        await announce(id, also: [user])
+    }
+
+    /// Deletes the conversation for the caller only: it disappears from their list with its
+    /// history, and comes back (with only newer messages) when someone writes again.
+    public func deleteForMe(_ user: UserID, _ id: DialogID) async throws {
+        _ = try await memberDialog(user, id)
+        try await store.clear(id, for: user)
+    }
+
+    public func dialogs(of user: UserID, cursor: DialogCursor?, limit: Int) async throws -> (dialogs: [DialogSummary], next: DialogCursor?) {
+        let limit = min(max(limit, 1), 100)
+        let rows = try await store.dialogs(of: user, after: cursor, limit: limit + 1)
+        var summaries: [DialogSummary] = []
+        for (dialog, membership) in rows.prefix(limit) {
+            summaries.append(try await summary(dialog, membership))
+        }
+        let next = rows.count > limit ? rows.prefix(limit).last.map { DialogCursor(updatedAt: $0.0.updatedAt.storageMillis, id: $0.0.id) } : nil
+        return (summaries, next)
+    }
+
+    public func dialog(_ user: UserID, _ id: DialogID) async throws -> DialogSummary {
+        let dialog = try await memberDialog(user, id)
+        guard let membership = try await store.membership(user, in: id) else { throw ChatErrors.dialogNotFound }
+        return try await summary(dialog, membership)
+    }
+
+    func summary(_ dialog: DialogRecord, _ membership: Membership) async throws -> DialogSummary {
+        let members = try await store.members(of: dialog.id)
+        let last = try await store.messages(in: dialog.id, after: membership.clearedSeq, before: nil, limit: 1).first
+        var lastView: MessageView?
+        if let last { lastView = try await views([last], members: members).first }
+        return DialogSummary(dialog: dialog, memberIDs: members.map(\.userID), lastMessage: lastView,
+                             unreadCount: try await store.unreadCount(dialog.id, for: membership))
+    }
+
+    /// The dialog, if `user` is in it; otherwise it does not exist for them.
+    func memberDialog(_ user: UserID, _ id: DialogID) async throws -> DialogRecord {
+        guard try await store.membership(user, in: id) != nil, let dialog = try await store.dialog(id: id) else {
+            throw ChatErrors.dialogNotFound
+        }
+        return dialog
+    }
+
+    func requireFriends(of user: UserID, _ others: [UserID]) async throws {
+        for other in others where try await friends.reach(from: user, to: other) != .friends {
+            throw ChatErrors.notAFriend
+        }
+    }
+
+    /// `dialog.updated` to everyone in it (and to whoever just left).
+    func announce(_ id: DialogID, also extra: [UserID] = []) async {
+        guard let dialog = try? await store.dialog(id: id), let members = try? await store.members(of: id) else { return }
+        let ids = members.map(\.userID)
+        await events.publish(type: "dialog.updated", payload: DialogEvent(dialog, members: ids, publicBaseURL: settings.publicBaseURL),
+                             to: ids + extra)
+    }
+
+    static func pairKey(_ a: UserID, _ b: UserID) -> String {
+        a.rawValue < b.rawValue ? "\(a.rawValue):\(b.rawValue)" : "\(b.rawValue):\(a.rawValue)"
+    }
+
+    static func groupName(_ name: String) throws -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= ChatRules.maxNameLength else { throw ChatErrors.invalidGroupName }
+        return trimmed
+    }
+}
+
+/// `dialog.updated` payload.
+struct DialogEvent: Encodable, Sendable {
+    struct Body: Encodable, Sendable {
+        let id: String
+        let type: DialogType
+        let name: String?
+        let avatarUrl: String?
+        let memberIds: [String]
+        let updatedAt: String
+    }
+    let dialog: Body
+
+    init(_ dialog: DialogRecord, members: [UserID], publicBaseURL: String) {
+        self.dialog = Body(
+            id: dialog.id.rawValue, type: dialog.type, name: dialog.name,
+            avatarUrl: dialog.avatarAttachmentID.map { "\(publicBaseURL)/v1/attachments/\($0.rawValue)" },
+            memberIds: members.map(\.rawValue), updatedAt: WireTime.string(dialog.updatedAt))
+    }
+}

@@ -1,0 +1,16 @@
+/// Chat's knobs, read from configuration by the app.
+public struct ChatSettings: Sendable {
+    public var publicBaseURL: String
+    public var maxImageBytes: Int
+    public var maxVideoBytes: Int
+    public var maxAudioBytes: Int
+
+    public init(publicBaseURL: String, maxImageBytes: Int = 10 << 20, maxVideoBytes: Int = 100 << 20, maxAudioBytes: Int = 20 << 20) {
+        self.publicBaseURL = publicBaseURL
+        self.maxImageBytes = maxImageBytes
+        self.maxVideoBytes = maxVideoBytes
+        self.maxAudioBytes = maxAudioBytes
+    }
+
+    public var largestUpload: Int { max(maxImageBytes, maxVideoBytes, maxAudioBytes) }
+}

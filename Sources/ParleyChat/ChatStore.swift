@@ -1,0 +1,60 @@
+import Foundation
+import ParleyCore
+
+/// What Chat needs from storage. Multi-row changes are single transactions.
+public protocol ChatStore: Sendable {
+    func dialog(id: DialogID) async throws -> DialogRecord?
+    /// The private dialog of a pair, if it exists.
+    func privateDialog(pairKey: String) async throws -> DialogRecord?
+    func createDialog(_ dialog: DialogRecord, pairKey: String?, members: [UserID]) async throws
+    func updateDialog(id: DialogID, name: String?, avatar: AttachmentID?, at: Date) async throws
+    func addMembers(_ users: [UserID], to dialog: DialogID, at: Date) async throws
+    func removeMember(_ user: UserID, from dialog: DialogID) async throws
+    func membership(_ user: UserID, in dialog: DialogID) async throws -> Membership?
+    func members(of dialog: DialogID) async throws -> [Membership]
+    /// Hides the dialog for `user` and drops its history so far from their view.
+    func clear(_ dialog: DialogID, for user: UserID) async throws
+    func unhide(_ dialog: DialogID, for user: UserID) async throws
+
+    /// Stores a message with the dialog's next seq; if (dialog, sender, clientMessageID) exists,
+    /// returns that one instead (`isNew` false).
+    func appendMessage(_ message: MessageRecord) async throws -> (message: MessageRecord, isNew: Bool)
+    func message(id: MessageID) async throws -> MessageRecord?
+    /// Newest first, seq strictly between `after` and `before`.
+    func messages(in dialog: DialogID, after: Int64, before: Int64?, limit: Int) async throws -> [MessageRecord]
+    func markRead(_ dialog: DialogID, by user: UserID, upTo seq: Int64) async throws -> Bool
+    /// Dialogs the user sees, newest activity first, after a keyset cursor.
+    func dialogs(of user: UserID, after cursor: DialogCursor?, limit: Int) async throws -> [(DialogRecord, Membership)]
+    func unreadCount(_ dialog: DialogID, for membership: Membership) async throws -> Int
+
+    func insertAttachment(_ attachment: AttachmentRecord) async throws
+    func attachment(id: AttachmentID) async throws -> AttachmentRecord?
+    func attachments(ids: [AttachmentID]) async throws -> [AttachmentRecord]
+    /// Whether `user` is a member of a dialog whose messages or avatar hold the attachment.
+    /// Whether a message or a dialog avatar holds the attachment.
+    func isReferenced(_ attachment: AttachmentID) async throws -> Bool
+    func deleteAttachment(_ attachment: AttachmentID) async throws
+    func attachmentCount(hash: String) async throws -> Int
+    func memberSeesAttachment(_ attachment: AttachmentID, user: UserID) async throws -> Bool
+}
+
+/// Keyset position in the dialog list.
+public struct DialogCursor: Sendable, Equatable {
+    public var updatedAt: Int64
+    public var id: DialogID
+
+    public init(updatedAt: Int64, id: DialogID) {
+        self.updatedAt = updatedAt
+        self.id = id
+    }
+
+    public var encoded: String { Base64URL.encode(Array("\(updatedAt):\(id.rawValue)".utf8)) }
+
+    public init?(encoded: String) {
+        guard let bytes = Base64URL.decode(encoded) else { return nil }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let time = Int64(parts[0]) else { return nil }
+        updatedAt = time
+        id = DialogID(rawValue: String(parts[1]))
+    }
+}

@@ -1,0 +1,37 @@
+/// Decides what an uploaded file is from its bytes alone and reads what its container says about
+/// it: the duration of audio and video, the pixel size of images and video. Pure: bytes in, values
+/// out — no I/O, no logging — and total: malformed or truncated input yields nil or a partial answer
+/// (nil fields), never a trap.
+///
+/// The signature check is `MediaType.sniff`; then, per format (see each parser for its spec):
+/// - MP4/MOV/M4A — `ISOMediaProbe` (ISO/IEC 14496-12, QuickTime); the tracks can turn an `.mp4`
+///   with sound but no picture into `.m4a`.
+/// - HEIC — `HEIFProbe` (ISO/IEC 23008-12).
+/// - MP3 — `MPEGAudioProbe` (ISO/IEC 11172-3, 13818-3; ID3v2; Xing/Info, LAME, VBRI tags).
+/// - Ogg — `OggProbe` (RFC 3533, RFC 7845 Opus, Vorbis I).
+/// - WAV — `WAVProbe` (RIFF WAVE).
+/// - PNG, JPEG, GIF — `ImageProbe`.
+///
+/// Returns nil when the bytes are none of the supported types, and also when an MP3 signature is
+/// not followed by real MPEG audio frames or an Ogg file does not start an Opus or Vorbis stream
+/// (those signatures are too weak or too broad to trust alone). For the stronger signatures a
+/// damaged body still yields the type, with the unreadable fields nil.
+public enum MediaProbe {
+    public static func probe(_ bytes: [UInt8]) -> MediaInfo? {
+        guard let type = MediaType.sniff(bytes) else { return nil }
+        let view = MediaBytes(bytes)
+        switch type {
+        case .mp4, .mov, .m4a, .heic:
+            return ISOMediaProbe.probe(view, sniffed: type)
+        case .mp3:
+            return MPEGAudioProbe.probe(view)
+        case .ogg:
+            return OggProbe.probe(view)
+        case .wav:
+            return WAVProbe.probe(view)
+        case .jpeg, .png, .gif:
+            let size = ImageProbe.size(view, type: type)
+            return MediaInfo(type: type, width: size?.width, height: size?.height)
+        }
+    }
+}

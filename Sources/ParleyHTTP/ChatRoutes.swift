@@ -1,0 +1,194 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import ParleyAccounts
+import ParleyChat
+import ParleyCore
+import ParleyStories
+
+/// `/v1/dialogs` and `/v1/attachments`.
+struct ChatRoutes {
+    let chat: ChatService
+    let stories: StoryService
+    let accounts: AccountService
+    let users: UserPresenter
+    let maxUploadBytes: Int
+
+    struct CreateBody: Decodable {
+        let type: String
+        let userId: String?
+        let name: String?
+        let memberIds: [String]?
+    }
+    struct PatchBody: Decodable { let name: String?; let avatarAttachmentId: String? }
+    struct MembersBody: Decodable { let userIds: [String] }
+    struct SendBody: Decodable { let clientMessageId: String; let kind: MessageKind; let text: String?; let attachmentId: String? }
+    struct ReadBody: Decodable { let upToMessageId: String }
+
+    struct DialogView: ResponseEncodable {
+        let id: String
+        let type: DialogType
+        let name: String?
+        let avatarUrl: String?
+        let members: [UserBody]
+        let lastMessage: MessageView?
+        let unreadCount: Int
+        let updatedAt: String
+    }
+    struct DialogEnvelope: ResponseEncodable { let dialog: DialogView }
+    struct DialogPage: ResponseEncodable { let dialogs: [DialogView]; let nextCursor: String? }
+    struct MessageEnvelope: ResponseEncodable { let message: MessageView }
+    struct MessagePage: ResponseEncodable { let messages: [MessageView]; let nextCursor: String? }
+    struct AttachmentBody: ResponseEncodable {
+        let id: String, kind: String, contentType: String, size: Int
+        let durationMs: Int?, width: Int?, height: Int?, url: String
+    }
+
+    func add(dialogs group: RouterGroup<ParleyRequestContext>, attachments: RouterGroup<ParleyRequestContext>) {
+        group.get(use: list)
+        group.post(use: create)
+        group.get(":id", use: one)
+        group.patch(":id", use: update)
+        group.delete(":id", use: deleteForMe)
+        group.post(":id/members", use: addMembers)
+        group.delete(":id/members/me", use: leave)
+        group.get(":id/messages", use: history)
+        group.post(":id/messages", use: send)
+        group.post(":id/read", use: read)
+        attachments.post(use: upload)
+        attachments.get(":id", use: download)
+    }
+
+    func list(_ request: Request, context: ParleyRequestContext) async throws -> DialogPage {
+        let me = try context.requirePrincipal().userID
+        var cursor: DialogCursor?
+        if let text = request.uri.queryParameters["cursor"], !text.isEmpty {
+            guard let decoded = DialogCursor(encoded: String(text)) else {
+                throw ParleyError.badRequest("cursor is not one this server gave out", code: "invalid_cursor")
+            }
+            cursor = decoded
+        }
+        let limit = try Self.limit(request, default: 30, max: 100)
+        let page = try await chat.dialogs(of: me, cursor: cursor, limit: limit)
+        var views: [DialogView] = []
+        for summary in page.dialogs { views.append(try await present(summary, to: me)) }
+        return DialogPage(dialogs: views, nextCursor: page.next?.encoded)
+    }
+
+    func create(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let me = try context.requirePrincipal().userID
+        let body = try await RequestBody.json(CreateBody.self, from: request)
+        let dialog: DialogRecord
+        switch body.type {
+        case "private":
+            guard let other = body.userId else { throw ParleyError(.badRequest, code: "missing_field", "userId is required") }
+            dialog = try await chat.openPrivateDialog(me, with: UserID(rawValue: other))
+        case "group":
+            guard let name = body.name else { throw ParleyError(.badRequest, code: "missing_field", "name is required") }
+            dialog = try await chat.createGroup(me, name: name, memberIDs: (body.memberIds ?? []).map(UserID.init(rawValue:)))
+        default:
+            throw ParleyError.invalidField("type", "private or group")
+        }
+        let envelope = DialogEnvelope(dialog: try await present(try await chat.dialog(me, dialog.id), to: me))
+        return try envelope.response(from: request, context: context).with(status: .created)
+    }
+
+    func one(_ request: Request, context: ParleyRequestContext) async throws -> DialogEnvelope {
+        let me = try context.requirePrincipal().userID
+        return DialogEnvelope(dialog: try await present(try await chat.dialog(me, try Self.dialogID(context)), to: me))
+    }
+
+    func update(_ request: Request, context: ParleyRequestContext) async throws -> DialogEnvelope {
+        let me = try context.requirePrincipal().userID
+        let body = try await RequestBody.json(PatchBody.self, from: request)
+        let id = try Self.dialogID(context)
+        _ = try await chat.updateGroup(me, id, name: body.name, avatar: body.avatarAttachmentId.map(AttachmentID.init(rawValue:)))
+        return DialogEnvelope(dialog: try await present(try await chat.dialog(me, id), to: me))
+    }
+
+    func addMembers(_ request: Request, context: ParleyRequestContext) async throws -> DialogEnvelope {
+        let me = try context.requirePrincipal().userID
+        let body = try await RequestBody.json(MembersBody.self, from: request)
+        let id = try Self.dialogID(context)
+        _ = try await chat.addMembers(me, id, body.userIds.map(UserID.init(rawValue:)))
+        return DialogEnvelope(dialog: try await present(try await chat.dialog(me, id), to: me))
+    }
+
+    func leave(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        try await chat.leave(try context.requirePrincipal().userID, try Self.dialogID(context))
+        return Response(status: .noContent)
+    }
+
+    func deleteForMe(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        try await chat.deleteForMe(try context.requirePrincipal().userID, try Self.dialogID(context))
+        return Response(status: .noContent)
+    }
+
+    func history(_ request: Request, context: ParleyRequestContext) async throws -> MessagePage {
+        let me = try context.requirePrincipal().userID
+        let before = request.uri.queryParameters["before"].flatMap { $0.isEmpty ? nil : MessageID(rawValue: String($0)) }
+        let page = try await chat.history(me, try Self.dialogID(context), before: before, limit: try Self.limit(request, default: 50, max: 100))
+        return MessagePage(messages: page.messages, nextCursor: page.next?.rawValue)
+    }
+
+    func send(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let me = try context.requirePrincipal().userID
+        let body = try await RequestBody.json(SendBody.self, from: request)
+        let message = try await chat.send(me, to: try Self.dialogID(context), OutgoingMessage(
+            clientMessageID: body.clientMessageId, kind: body.kind, text: body.text,
+            attachmentID: body.attachmentId.map(AttachmentID.init(rawValue:))))
+        return try MessageEnvelope(message: message).response(from: request, context: context).with(status: .created)
+    }
+
+    func read(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let me = try context.requirePrincipal().userID
+        let body = try await RequestBody.json(ReadBody.self, from: request)
+        try await chat.markRead(me, try Self.dialogID(context), upTo: MessageID(rawValue: body.upToMessageId))
+        return Response(status: .noContent)
+    }
+
+    func upload(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let me = try context.requirePrincipal().userID
+        let bytes = try await RequestBody.bytes(request, limit: maxUploadBytes)
+        if bytes.isEmpty { throw ParleyError.badRequest("The file is the request body", code: "missing_body") }
+        let view = try await chat.upload(me, bytes: bytes)
+        let body = AttachmentBody(id: view.id, kind: view.kind, contentType: view.contentType, size: view.size,
+                                  durationMs: view.durationMs, width: view.width, height: view.height, url: view.url)
+        return try body.response(from: request, context: context).with(status: .created)
+    }
+
+    func download(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let me = try context.requirePrincipal().userID
+        let stories = self.stories
+        let file = try await chat.download(me, AttachmentID(rawValue: try context.parameters.require("id"))) { attachment, user in
+            try await stories.mayFetch(attachment, viewer: user)   // viewers of a live story that shows it
+        }
+        return Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "private, max-age=86400"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+    }
+
+    /// A dialog as `viewer` sees it: a private one takes the other person's name and picture.
+    func present(_ summary: DialogSummary, to viewer: UserID) async throws -> DialogView {
+        let people = try await users.present(try await accounts.users(ids: summary.memberIDs), to: viewer)
+        let other = people.first { $0.id != viewer.rawValue }
+        let dialog = summary.dialog
+        let isPrivate = dialog.type == .private
+        return DialogView(
+            id: dialog.id.rawValue, type: dialog.type, name: isPrivate ? other?.name : dialog.name,
+            avatarUrl: isPrivate ? other?.avatarUrl : dialog.avatarAttachmentID.map { "\(users.publicBaseURL)/v1/attachments/\($0.rawValue)" },
+            members: people, lastMessage: summary.lastMessage, unreadCount: summary.unreadCount,
+            updatedAt: ISO8601.string(dialog.updatedAt))
+    }
+
+    static func dialogID(_ context: ParleyRequestContext) throws -> DialogID {
+        DialogID(rawValue: try context.parameters.require("id"))
+    }
+
+    static func limit(_ request: Request, default value: Int, max: Int) throws -> Int {
+        guard let text = request.uri.queryParameters["limit"] else { return value }
+        guard let limit = Int(String(text)), (1...max).contains(limit) else {
+            throw ParleyError.invalidField("limit", "a whole number from 1 to \(max)")
+        }
+        return limit
+    }
+}

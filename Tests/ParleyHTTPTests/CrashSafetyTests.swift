@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ParleyTestSupport
+import Testing
+
+/// Acknowledged means stored: messages answered 201 before a `kill -9` are all there after restart.
+@Suite struct CrashSafetyTests {
+    @Test func acknowledgedMessagesSurviveKillNine() async throws {
+        let data = try makeTemporaryDirectory(prefix: "parley-crash")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let port = try await LiveSMTPServer.freePort()
+        var server = try ParleyProcess.start(data: data.path, port: port)
+        let http = LiveHTTP(port: port)
+        try await http.waitUntilHealthy()
+
+        let outbox = Outbox(directory: data.path + "/outbox")
+        let ann = try await http.signUp("Ann", "ann@example.com", outbox: outbox)
+        let bo = try await http.signUp("Bo", "bo@example.com", outbox: outbox)
+        _ = try await http.call("POST", "/v1/friends/requests", ["userId": bo.id], token: ann.token)
+        _ = try await http.call("POST", "/v1/friends/requests", ["userId": ann.id], token: bo.token)
+        let dialog = try #require((try await http.call("POST", "/v1/dialogs", ["type": "private", "userId": bo.id], token: ann.token).json["dialog"] as? [String: Any])?["id"] as? String)
+
+        // Two writers send as fast as they can; the server dies under them.
+        let acknowledged = AcknowledgedIDs()
+        let writers = (0..<2).map { writer in
+            Task {
+                for n in 0..<10_000 {
+                    guard let reply = try? await http.call("POST", "/v1/dialogs/\(dialog)/messages",
+                        ["clientMessageId": "w\(writer)-\(n)", "kind": "text", "text": "message \(n) from writer \(writer)"], token: ann.token),
+                          reply.status == 201, let id = (reply.json["message"] as? [String: Any])?["id"] as? String
+                    else { return }
+                    await acknowledged.add(id)
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        server.kill9()
+        for writer in writers { await writer.value }
+        let before = await acknowledged.ids
+        #expect(before.count > 20, "the writers got going before the kill (\(before.count) acknowledged)")
+
+        server = try ParleyProcess.start(data: data.path, port: port)
+        defer { server.kill9() }
+        try await http.waitUntilHealthy()
+        let bob = try await http.logIn("bo@example.com")
+        var stored = Set<String>()
+        var cursor: String?
+        repeat {
+            let query = cursor.map { "?limit=100&before=\($0)" } ?? "?limit=100"
+            let page = try await http.call("GET", "/v1/dialogs/\(dialog)/messages\(query)", token: bob.token)
+            for message in page.json["messages"] as? [[String: Any]] ?? [] { stored.insert(message["id"] as? String ?? "") }
+            cursor = page.json["nextCursor"] as? String
+        } while cursor != nil
+        let lost = Set(before).subtracting(stored)
+        #expect(lost.isEmpty, "\(lost.count) of \(before.count) acknowledged messages were lost")
+        print("crash-safety: \(before.count) messages acknowledged before kill -9, \(stored.count) stored after restart")
+    }
+}
+
+actor AcknowledgedIDs {
+    var ids: [String] = []
+    func add(_ id: String) { ids.append(id) }
+}
+
+/// The real `parley` executable, built beside the tests.
+struct ParleyProcess {
+    let process: Process
+
+    static func start(data: String, port: Int) throws -> ParleyProcess {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let binary = root.appendingPathComponent(".build/debug/parley").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "\(binary) is missing: run `swift build --build-tests` (make test does)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["--config", "/nonexistent.yaml", "--data", data, "--port", String(port)]
+        var environment = ProcessInfo.processInfo.environment
+        environment["AUTH_BCRYPTCOST"] = "4"
+        environment["LOG_LEVEL"] = "warning"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return ParleyProcess(process: process)
+    }
+
+    func kill9() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// A plain HTTP client over real sockets (URLSession), for tests against a separate process.
+struct LiveHTTP: Sendable {
+    let port: Int
+
+    struct Answer: @unchecked Sendable {
+        let status: Int
+        let json: [String: Any]
+    }
+    struct Person: Sendable { let id: String; let token: String }
+
+    func call(_ method: String, _ path: String, _ body: [String: any Sendable]? = nil, token: String? = nil) async throws -> Answer {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, json: json)
+    }
+
+    func waitUntilHealthy() async throws {
+        for _ in 0..<200 {
+            if (try? await call("GET", "/health"))?.status == 200 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("parley did not become healthy on port \(port)")
+    }
+
+    func signUp(_ name: String, _ email: String, outbox: Outbox) async throws -> Person {
+        _ = try await call("POST", "/v1/auth/register", ["name": name, "email": email, "password": "correct horse", "dateOfBirth": "2000-01-01"])
+        _ = try await call("POST", "/v1/auth/verify", ["token": try token(inMail: try await outbox.mail(to: email))])
+        return try await logIn(email)
+    }
+
+    func logIn(_ email: String) async throws -> Person {
+        let reply = try await call("POST", "/v1/auth/login", ["email": email, "password": "correct horse"])
+        return Person(id: (reply.json["user"] as? [String: Any])?["id"] as? String ?? "", token: reply.json["accessToken"] as? String ?? "")
+    }
+}
