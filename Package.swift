@@ -46,6 +46,14 @@ let package = Package(
         .target(name: "ParleySRTP", dependencies: ["CSRTP", "CParleyShim"]),
         .target(name: "ParleyDTLS", dependencies: ["ParleySRTP", "COpenSSL", "CParleyShim"]),
 
+        // The media relay: one UDP port, ICE-lite, DTLS-SRTP, SRTP forwarding (SFU for 1:1 calls).
+        .target(name: "ParleyRelay", dependencies: [
+            "ParleyCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // Infrastructure below the domain.
         .target(name: "ParleyStorage", dependencies: [
             "ParleyCore",
@@ -89,6 +97,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Calls: the signalling state machine over the relay, and the echo test call.
+        .target(name: "ParleyCalls", dependencies: [
+            "ParleyCore", "ParleyRelay", "ParleyFriends", "ParleyChat",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // Per-user numbered events: stored, then delivered to live connections.
         .target(name: "ParleyRealtime", dependencies: [
             "ParleyCore", "ParleyStorage",
@@ -97,7 +111,7 @@ let package = Package(
 
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
-            "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyFiles",
+            "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyFiles",
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
 
@@ -110,7 +124,7 @@ let package = Package(
 
         // Wiring: configuration, services, lifecycle.
         .target(name: "ParleyApp", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyRealtime", "ParleyHTTP", "ParleyGateway",
+            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -129,6 +143,12 @@ let package = Package(
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"]),
         .testTarget(name: "ParleyDTLSTests", dependencies: ["ParleyDTLS", "ParleySRTP", "COpenSSL", "CParleyShim"]),
+        .testTarget(name: "ParleyRelayTests", dependencies: [
+            "ParleyRelay", "ParleyTestSupport", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP"], exclude: ["Fixtures"]),
         // Real peers for live tests (aiosmtpd now, aiortc later), started from the test venv.
         .target(name: "ParleyTestSupport", dependencies: [

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The real peers the tests talk to, in a venv of the project's own (.venv):
-# aiosmtpd (an SMTP server) now; aiortc joins when calls are tested.
+# aiosmtpd (an SMTP server) for mail, aiortc (a WebRTC client) for calls, and the OpenAPI checker.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want="aiosmtpd==1.4.6"  # the SMTP server the live mail tests deliver to
@@ -12,4 +12,7 @@ if ! .venv/bin/python -c "import aiosmtpd" 2>/dev/null; then
 fi
 if ! .venv/bin/python -c "import openapi_spec_validator, yaml" 2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check "openapi-spec-validator==0.9.0" "PyYAML==6.0.3"
+fi
+if ! .venv/bin/python -c "import aiortc" 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check "aiortc==1.16.0"   # the WebRTC peer of the relay and call tests
 fi

@@ -24,6 +24,12 @@ public struct ParleyConfiguration: Sendable {
     public var maxAudioBytes = 20 << 20
     /// How long per-user events are kept for `sync`.
     public var eventRetentionDays = 7
+    /// The media relay's UDP socket, and the address put in SDP answers.
+    public var mediaHost = "0.0.0.0"
+    public var mediaPort = 50000
+    public var mediaAnnouncedAddress = "127.0.0.1"
+    /// An echo test call ends by itself after this long.
+    public var echoCallSeconds = 60
     public var mail = Mail()
     public var logLevel = "info"
 
@@ -77,6 +83,10 @@ public struct ParleyConfiguration: Sendable {
         maxAudioBytes = config.int(forKey: "uploads.maxAudioBytes", default: d.maxAudioBytes)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
+        mediaHost = config.string(forKey: "media.host", default: d.mediaHost)
+        mediaPort = config.int(forKey: "media.port", default: d.mediaPort)
+        mediaAnnouncedAddress = config.string(forKey: "media.announcedAddress", default: d.mediaAnnouncedAddress)
+        echoCallSeconds = config.int(forKey: "calls.echoSeconds", default: d.echoCallSeconds)
         mail.transport = config.string(forKey: "mail.transport", default: d.mail.transport)
         mail.fromAddress = config.string(forKey: "mail.from.address", default: d.mail.fromAddress)
         mail.fromName = config.string(forKey: "mail.from.name", default: d.mail.fromName)

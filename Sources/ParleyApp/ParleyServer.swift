@@ -2,12 +2,14 @@ import Foundation
 import Hummingbird
 import Logging
 import ParleyAccounts
+import ParleyCalls
 import ParleyChat
 import ParleyCore
 import ParleyFiles
 import ParleyFriends
 import ParleyGateway
 import ParleyRealtime
+import ParleyRelay
 import ParleyHTTP
 import ParleyMail
 import ParleyStorage
@@ -23,6 +25,7 @@ public enum ParleyServer {
         public let friends: FriendService
         public let chat: ChatService
         public let stories: StoryService
+        public let relay: MediaRelay
         public let events: EventLog
         public let gateway: RealtimeGateway
         public let router: Router<ParleyRequestContext>
@@ -69,14 +72,19 @@ public enum ParleyServer {
             files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
                                    clock: clock, logger: logger)
+        let relay = try await MediaRelay.start(
+            configuration: RelayConfiguration(host: config.mediaHost, port: config.mediaPort,
+                                              announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress),
+            logger: logger)
+        let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)
         var commands = RealtimeCommands()
         ChatCommands.register(chat, into: &commands)
         let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands)
         let router = ParleyRouter.build(HTTPDependencies(
-            accounts: accounts, friends: friends, chat: chat, stories: stories, publicBaseURL: publicBaseURL,
+            accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() }))
         return Parts(
-            database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, events: events, gateway: gateway, router: router,
+            database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, relay: relay, events: events, gateway: gateway, router: router,
             mailTransport: mail)
     }
 
@@ -84,7 +92,7 @@ public enum ParleyServer {
     public static func application(
         _ config: ParleyConfiguration, parts: Parts, logger: Logger
     ) -> some ApplicationProtocol {
-        let stories = parts.stories, events = parts.events
+        let stories = parts.stories, events = parts.events, relay = parts.relay
         return Application(
             router: parts.router,
             server: parts.gateway.serverBuilder(),
@@ -92,13 +100,14 @@ public enum ParleyServer {
             services: [
                 PeriodicTask(name: "story-sweep", every: .seconds(300), logger: logger) { _ = try await stories.sweep() },
                 PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
+                RelayStopper(relay: relay),
                 DatabaseCloser(database: parts.database),
             ],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.httpPort
                 logger.notice("Parley listening", metadata: [
                     "http": "http://\(config.httpHost):\(port)", "data": "\(config.dataDirectory)",
-                    "mail": "\(config.mail.transport)",
+                    "mail": "\(config.mail.transport)", "media": "udp://\(config.mediaHost):\(relay.port)",
                 ])
             },
             logger: logger)
@@ -119,6 +128,16 @@ struct PeriodicTask: Service {
                 try await Task.sleep(for: every)   // throws when cancelled: the loop ends
             }
         }
+    }
+}
+
+/// Stops the media relay at shutdown.
+struct RelayStopper: Service {
+    let relay: MediaRelay
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await relay.shutdown()
     }
 }
 

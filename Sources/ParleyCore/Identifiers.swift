@@ -57,3 +57,8 @@ public struct StoryID: TypedID {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 }
+
+public struct CallID: TypedID {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

@@ -1,5 +1,6 @@
 import Hummingbird
 import ParleyAccounts
+import ParleyCalls
 import ParleyChat
 import ParleyCore
 import ParleyFriends
@@ -11,13 +12,14 @@ public struct HTTPDependencies: Sendable {
     public var friends: FriendService
     public var chat: ChatService
     public var stories: StoryService
+    public var echo: EchoCalls
     public var maxUploadBytes: Int
     public var publicBaseURL: String
     public var maxAvatarBytes: Int
     public var health: @Sendable () async -> Bool
 
     public init(
-        accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, publicBaseURL: String, maxAvatarBytes: Int,
+        accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, echo: EchoCalls, publicBaseURL: String, maxAvatarBytes: Int,
         maxUploadBytes: Int,
         health: @escaping @Sendable () async -> Bool
     ) {
@@ -25,6 +27,7 @@ public struct HTTPDependencies: Sendable {
         self.friends = friends
         self.chat = chat
         self.stories = stories
+        self.echo = echo
         self.maxUploadBytes = maxUploadBytes
         self.publicBaseURL = publicBaseURL
         self.maxAvatarBytes = maxAvatarBytes
@@ -59,6 +62,7 @@ public enum ParleyRouter {
         AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: auth))
         FriendRoutes(friends: deps.friends, accounts: deps.accounts, users: users).add(
             friends: router.group("v1/friends").add(middleware: auth), blocks: router.group("v1/blocks").add(middleware: auth))
+        CallRoutes(echo: deps.echo).add(to: router.group("v1/calls").add(middleware: auth))
         StoryRoutes(stories: deps.stories, chat: deps.chat, accounts: deps.accounts, users: users)
             .add(to: router.group("v1/stories").add(middleware: auth))
         ChatRoutes(chat: deps.chat, stories: deps.stories, accounts: deps.accounts, users: users, maxUploadBytes: deps.maxUploadBytes).add(

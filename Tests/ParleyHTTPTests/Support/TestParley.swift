@@ -22,6 +22,8 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         config.httpPort = 0
         config.bcryptCost = 4   // the rules are the same at any cost; tests need not wait for it
         config.publicBaseURL = "http://parley.test"
+        config.mediaHost = "127.0.0.1"
+        config.mediaPort = 0
         configure(&config)
         let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))   // 2026-11-22T12:00:00Z
         var logger = Logger(label: "parley-test")

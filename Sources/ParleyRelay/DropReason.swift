@@ -1,0 +1,61 @@
+/// Why the packet path dropped a datagram. Each has its own counter in ``RelayCounters``;
+/// nothing on the packet path throws (see STYLE.md).
+public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// First byte outside STUN, DTLS and RTP/RTCP ranges (RFC 7983 §7).
+    case unknownKind
+    /// First byte says STUN (0–3) but the message does not parse (RFC 8489 §6).
+    case notSTUN
+    /// A STUN message that is not a Binding request (responses, indications).
+    case stunIgnored
+    /// A Binding request without USERNAME, or with one no leg owns.
+    case unknownUsername
+    /// MESSAGE-INTEGRITY or FINGERPRINT did not verify (RFC 8489 §14.5, §14.7).
+    case badIntegrity
+    /// DTLS from an address that passed no connectivity check for any leg.
+    case dtlsForUnknownLeg
+    /// SRTP/SRTCP from an address that passed no connectivity check.
+    case unknownSource
+    /// SRTP/SRTCP for a leg whose DTLS handshake has not finished (no keys yet), or that died.
+    case notConnected
+    /// The SRTP/SRTCP authentication tag did not verify (RFC 3711 §3.3).
+    case srtpAuthFail
+    /// Replayed or too old for the replay window (RFC 3711 §3.3.2).
+    case replay
+    /// Other libsrtp failures on unprotect (too short, bad parameters).
+    case srtpError
+    /// The decrypted RTP header does not parse (RFC 3550 §5.1).
+    case malformedRTP
+    /// The decrypted RTCP compound does not parse (RFC 3550 §6.1).
+    case malformedRTCP
+    /// An RTP payload type the leg did not negotiate (RTX, RED, … were left out of the answer).
+    case unknownPayloadType
+    /// The leg has no partner, or the partner has not finished ICE and DTLS, or does not take
+    /// this kind of media.
+    case noTarget
+    /// Protecting for the partner failed (libsrtp error).
+    case protectFailed
+    /// Larger than the receive buffer allows.
+    case oversized
+
+    public var description: String {
+        switch self {
+        case .unknownKind: "unknown_kind"
+        case .notSTUN: "not_stun"
+        case .stunIgnored: "stun_ignored"
+        case .unknownUsername: "unknown_username"
+        case .badIntegrity: "bad_integrity"
+        case .dtlsForUnknownLeg: "dtls_for_unknown_leg"
+        case .unknownSource: "unknown_source"
+        case .notConnected: "not_connected"
+        case .srtpAuthFail: "srtp_auth_fail"
+        case .replay: "replay"
+        case .srtpError: "srtp_error"
+        case .malformedRTP: "malformed_rtp"
+        case .malformedRTCP: "malformed_rtcp"
+        case .unknownPayloadType: "unknown_payload_type"
+        case .noTarget: "no_target"
+        case .protectFailed: "protect_failed"
+        case .oversized: "oversized"
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import NIOCore
+import ParleyDTLS
+import ParleySDP
+
+/// Turns a client's offer into a leg and the relay's answer (JSEP, RFC 8829 §5.3, through
+/// ``SDPAnswerer``): fresh ICE credentials (RFC 8839 §5.4), one SSRC per section the relay
+/// sends in, and a DTLS server that accepts only the offer's certificate (RFC 5763 §5).
+struct LegFactory {
+    let configuration: RelayConfiguration
+    let port: Int
+    let dtlsContext: DTLSContext
+
+    struct Setup {
+        let leg: RelayLeg
+        let answer: String
+    }
+
+    /// Characters allowed in ice-ufrag / ice-pwd (RFC 8839 §5.4 ice-char), minus `+` and `/`.
+    static let iceAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    static func randomICEString(length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in iceAlphabet.randomElement(using: &generator)! })
+    }
+
+    func makeLeg(id: LegID, offer: String, owner: String) throws(MediaRelayError) -> Setup {
+        let session: SessionDescription
+        do {
+            session = try SessionDescription(parsing: offer)
+        } catch {
+            throw .invalidOffer("The offer is not valid SDP: \(error)")
+        }
+
+        var generator = SystemRandomNumberGenerator()
+        var used: Set<UInt32> = [0]
+        var streams: [String: SDPRelayStream] = [:]
+        var localSSRCs: [String: UInt32] = [:]
+        let short = String(id.rawValue.prefix(8))
+        for section in session.media {
+            guard let kind = RelayMediaKind(section.kind), let mid = section.mid else { continue }
+            var ssrc: UInt32 = 0
+            while used.contains(ssrc) { ssrc = generator.next() }
+            used.insert(ssrc)
+            localSSRCs[mid] = ssrc
+            streams[mid] = SDPRelayStream(ssrc: ssrc, cname: "parley-\(short)",
+                                          trackID: "\(kind == .audio ? "audio" : "video")-\(short)")
+        }
+
+        let fingerprint = dtlsContext.fingerprint.sdpValue
+        let fingerprintHex = fingerprint.split(separator: " ").last.map(String.init) ?? ""
+        let parameters = SDPRelayParameters(
+            iceUfrag: Self.randomICEString(length: 8), icePwd: Self.randomICEString(length: 24),
+            fingerprintSHA256: fingerprintHex, address: configuration.effectiveAnnouncedAddress, port: port,
+            streams: streams, sessionID: generator.next() >> 1, sessionVersion: 1, mediaStreamID: "parley-\(short)")
+
+        let answer: SDPAnswer
+        do {
+            answer = try SDPAnswerer.answer(offer: session, relay: parameters)
+        } catch .noAcceptableMedia {
+            throw .noAcceptableMedia
+        } catch {
+            throw .invalidOffer(error.description)
+        }
+
+        let accepted = answer.negotiation.accepted
+        // One transport per leg: several accepted sections must share it through BUNDLE (RFC 8843).
+        if accepted.count > 1, !accepted.allSatisfy({ $0.mid.map(answer.negotiation.bundleMids.contains) ?? false }) {
+            throw .invalidOffer("Several media sections must be bundled (a=group:BUNDLE); the relay has one transport per leg")
+        }
+        guard let first = accepted.first, let remoteUfrag = first.remoteICEUfrag,
+              let offered = first.remoteFingerprint else {
+            throw .invalidOffer("The offer has no ICE credentials or DTLS fingerprint")
+        }
+        guard let remoteFingerprint = DTLSFingerprint(sdp: "\(offered.algorithm) \(offered.value)") else {
+            throw .invalidOffer("Unsupported fingerprint \(offered.algorithm)")
+        }
+        let media = LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs)
+        guard media.audio != nil || media.video != nil else { throw .noAcceptableMedia }
+
+        let dtls: DTLSServer
+        do {
+            dtls = try DTLSServer(context: dtlsContext, remoteFingerprint: remoteFingerprint)
+        } catch {
+            throw .internalFailure("DTLS endpoint: \(error)")
+        }
+        let timeout = configuration.consentTimeout.components
+        let ice = ICELiteAgent(
+            localUfrag: parameters.iceUfrag, localPassword: parameters.icePwd, remoteUfrag: remoteUfrag,
+            consentTimeout: .nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000),
+            now: .now())
+        let leg = RelayLeg(id: id, owner: owner, media: media, ice: ice, dtls: dtls)
+        return Setup(leg: leg, answer: answer.sdp)
+    }
+}

@@ -1,0 +1,138 @@
+import Logging
+import NIOCore
+import NIOPosix
+import ParleyDTLS
+import ParleySDP
+
+/// The media relay: a WebRTC SFU for 1:1 calls on one UDP port (DESIGN.md, "Media relay").
+///
+/// Each client device negotiates one peer connection with the relay, which answers as an
+/// ICE-lite (RFC 8445 §2.5), DTLS-passive (RFC 5763 §5), BUNDLE-only endpoint with one host
+/// candidate. The calls layer creates a leg per device (``createLeg(offer:owner:)``), then
+/// ``pair(_:_:)``s two legs or ``echo(_:)``s one, and ``release(_:)``s them when the call ends.
+/// ``events`` reports legs that connect, fail, or lose consent.
+public final class MediaRelay: Sendable {
+    public let configuration: RelayConfiguration
+    /// The UDP port actually bound (useful with port 0).
+    public let port: Int
+    /// Leg events; one consumer.
+    public let events: AsyncStream<LegEvent>
+    /// The relay's DTLS certificate and settings, shared by all legs.
+    public let dtlsContext: DTLSContext
+
+    let channel: any Channel
+    let engine: RelayEngine
+    let timer: RepeatedTask
+    let logger: Logger
+    let eventsContinuation: AsyncStream<LegEvent>.Continuation
+
+    private init(configuration: RelayConfiguration, port: Int, events: AsyncStream<LegEvent>,
+                 eventsContinuation: AsyncStream<LegEvent>.Continuation, dtlsContext: DTLSContext,
+                 channel: any Channel, engine: RelayEngine, timer: RepeatedTask, logger: Logger) {
+        self.configuration = configuration
+        self.port = port
+        self.events = events
+        self.eventsContinuation = eventsContinuation
+        self.dtlsContext = dtlsContext
+        self.channel = channel
+        self.engine = engine
+        self.timer = timer
+        self.logger = logger
+    }
+
+    /// Binds the media socket and starts the timers.
+    public static func start(configuration: RelayConfiguration = RelayConfiguration(),
+                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                             dtlsContext: DTLSContext? = nil,
+                             logger: Logger = Logger(label: "parley.relay")) async throws -> MediaRelay {
+        let context = try dtlsContext ?? DTLSContext()
+        let (events, continuation) = AsyncStream<LegEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+        let eventLoop = group.next()
+        let engine = RelayEngine(eventLoop: eventLoop, configuration: configuration, logger: logger, events: continuation)
+        let readSize = configuration.vectorReadCount * configuration.maxDatagramSize
+        let channel = try await DatagramBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
+            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
+            .channelOption(.datagramVectorReadMessageCount, value: configuration.vectorReadCount)
+            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: readSize))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RelayChannelHandler(engine: engine))
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port).get()
+        let port = channel.localAddress?.port ?? configuration.port
+        let interval = TimeAmount.nanoseconds(Int64(configuration.timerInterval.components.seconds) * 1_000_000_000
+            + configuration.timerInterval.components.attoseconds / 1_000_000_000)
+        let timer = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            engine.tick(now: .now())
+        }
+        var logger = logger
+        logger[metadataKey: "relayPort"] = "\(port)"
+        engine.logger = logger
+        logger.info("media relay started", metadata: [
+            "host": "\(configuration.host)", "announced": "\(configuration.effectiveAnnouncedAddress)",
+            "fingerprint": "\(context.fingerprint)"])
+        return MediaRelay(configuration: configuration, port: port, events: events, eventsContinuation: continuation,
+                          dtlsContext: context, channel: channel, engine: engine, timer: timer, logger: logger)
+    }
+
+    /// Makes a leg for a client's offer and returns the relay's answer (ICE-lite, own ufrag/pwd,
+    /// the relay's fingerprint, `a=setup:passive`, one host candidate, Opus/VP8 only).
+    public func createLeg(offer: String, owner: String) async throws(MediaRelayError) -> (LegID, answerSDP: String) {
+        let id = LegID.generate()
+        let setup = try LegFactory(configuration: configuration, port: port, dtlsContext: dtlsContext)
+            .makeLeg(id: id, offer: offer, owner: owner)
+        try await onLoop { engine throws(MediaRelayError) in try engine.add(setup.leg) }
+        logger.info("leg created", metadata: ["leg": "\(id)", "owner": "\(owner)",
+                                              "audio": "\(setup.leg.media.audio != nil)", "video": "\(setup.leg.media.video != nil)"])
+        return (id, setup.answer)
+    }
+
+    /// Forwards a's media to b and b's to a.
+    public func pair(_ a: LegID, _ b: LegID) async throws(MediaRelayError) {
+        try await onLoop { engine throws(MediaRelayError) in try engine.pair(a, b) }
+    }
+
+    /// Sends the leg's own audio and video back to it (the echo test call).
+    public func echo(_ leg: LegID) async throws(MediaRelayError) {
+        try await onLoop { engine throws(MediaRelayError) in try engine.echo(leg) }
+    }
+
+    /// Drops the leg (close_notify to the client) and unpairs its partner. Unknown ids are ignored.
+    public func release(_ leg: LegID) async {
+        try? await onLoop { engine in engine.release(leg) }
+    }
+
+    /// The leg's counters now; nil for an unknown leg.
+    public func stats(for leg: LegID) async -> LegStats? {
+        (try? await onLoop { engine in engine.stats(leg) }) ?? nil
+    }
+
+    /// The relay's global counters now.
+    public func counters() async -> RelayCounters {
+        (try? await onLoop { engine in engine.counters }) ?? RelayCounters()
+    }
+
+    /// Releases every leg, stops the timers and closes the socket.
+    public func shutdown() async {
+        try? await onLoop { engine in engine.releaseAll() }
+        timer.cancel()
+        try? await channel.close()
+        eventsContinuation.finish()
+        logger.info("media relay stopped")
+    }
+
+    /// Runs `body` on the engine's event loop.
+    private func onLoop<T: Sendable>(_ body: @escaping @Sendable (RelayEngine) throws(MediaRelayError) -> T) async throws(MediaRelayError) -> T {
+        let engine = self.engine
+        do {
+            return try await engine.eventLoop.submit { try body(engine) }.get()
+        } catch let error as MediaRelayError {
+            throw error
+        } catch {
+            throw .notRunning
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import ParleyCore
+
+/// An error that reaches a caller of ``MediaRelay``; `code` is stable and snake_case.
+///
+/// The packet path never produces these: it counts a ``DropReason`` instead.
+public struct MediaRelayError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+
+    public init(code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The offer is not SDP, or lacks what every WebRTC offer has (ICE credentials, a fingerprint).
+    public static func invalidOffer(_ message: String) -> MediaRelayError {
+        MediaRelayError(code: "invalid_offer", message)
+    }
+    /// No audio/video section with Opus or VP8 over UDP/TLS/RTP/SAVPF and rtcp-mux.
+    public static let noAcceptableMedia = MediaRelayError(
+        code: "no_acceptable_media", "The offer has no audio or video section with Opus or VP8 the relay can accept")
+    /// The leg does not exist (never created, or released).
+    public static func unknownLeg(_ leg: LegID) -> MediaRelayError {
+        MediaRelayError(code: "unknown_leg", "Leg \(leg) does not exist")
+    }
+    /// The relay has been shut down, or never bound its socket.
+    public static let notRunning = MediaRelayError(code: "relay_not_running", "The media relay is not running")
+    /// Setting up a leg failed inside the relay (DTLS endpoint, randomness): not the caller's fault.
+    public static func internalFailure(_ message: String) -> MediaRelayError {
+        MediaRelayError(code: "relay_failure", message)
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    /// The same error in the shape every Parley edge turns into `{"error":{code,message}}`.
+    public var parleyError: ParleyError {
+        switch code {
+        case "invalid_offer": ParleyError(.badRequest, code: code, message)
+        case "no_acceptable_media": ParleyError(.unprocessable, code: code, message)
+        case "unknown_leg": ParleyError(.notFound, code: code, message)
+        case "relay_not_running": ParleyError(.unavailable, code: code, message)
+        default: ParleyError(.internalFailure, code: code, message)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Process-wide packet counters, for `/admin/status` and `/metrics`.
+public struct RelayCounters: Sendable, Hashable {
+    /// Legs currently in the table.
+    public var legs: Int = 0
+    /// Datagrams received on the media socket, of any kind.
+    public var packetsIn: UInt64 = 0
+    /// Datagrams sent (STUN responses, DTLS records, forwarded SRTP/SRTCP).
+    public var packetsOut: UInt64 = 0
+    public var bytesIn: UInt64 = 0
+    public var bytesOut: UInt64 = 0
+    /// SRTP/SRTCP that failed authentication or replay checks.
+    public var decryptFailures: UInt64 = 0
+    /// Drops by reason, indexed by ``DropReason/rawValue``; a fixed array, so counting never allocates.
+    public private(set) var droppedByReason: [UInt64] = Array(repeating: 0, count: DropReason.allCases.count)
+
+    public init() {}
+
+    /// The drops counted for `reason`.
+    public subscript(reason: DropReason) -> UInt64 {
+        droppedByReason[reason.rawValue]
+    }
+
+    /// All drops.
+    public var dropped: UInt64 { droppedByReason.reduce(0, +) }
+
+    /// The drop counts keyed by the reason's stable name, for JSON and metrics.
+    public var droppedByName: [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: DropReason.allCases.map { ($0.description, droppedByReason[$0.rawValue]) })
+    }
+
+    @inline(__always)
+    mutating func count(_ reason: DropReason) {
+        droppedByReason[reason.rawValue] &+= 1
+    }
+}

@@ -1,0 +1,115 @@
+import NIOCore
+import ParleyDTLS
+import ParleyRTP
+import ParleySRTP
+import ParleySTUN
+
+extension RelayEngine {
+    /// One datagram from the media socket, demultiplexed by its first byte (RFC 7983 §7) and
+    /// then by ICE username or source address. Never throws; every drop is counted.
+    func receive(_ envelope: AddressedEnvelope<ByteBuffer>) {
+        let buffer = envelope.data
+        let size = buffer.readableBytes
+        counters.packetsIn &+= 1
+        counters.bytesIn &+= UInt64(size)
+        guard size > 0, let peer = PeerAddress(envelope.remoteAddress) else { return drop(.unknownKind) }
+        guard size <= configuration.maxDatagramSize else { return drop(.oversized) }
+        let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) ?? 0
+        switch PacketKind.classify(firstByte: first) {
+        case .stun:
+            buffer.withUnsafeReadableBytes { handleSTUN($0, from: envelope.remoteAddress, peer: peer) }
+        case .dtls:
+            buffer.withUnsafeReadableBytes { handleDTLS($0, from: envelope.remoteAddress, peer: peer) }
+        case .rtpOrRTCP:
+            let second = size > 1 ? buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self) ?? 0 : 0
+            buffer.withUnsafeReadableBytes { handleSRTP($0, from: peer, isRTCP: PacketKind.isRTCP(secondByte: second)) }
+        case .zrtp, .turnChannel, .unknown:
+            drop(.unknownKind)
+        }
+    }
+
+    @inline(__always)
+    func drop(_ reason: DropReason) {
+        counters.count(reason)
+    }
+
+    /// A connectivity check (RFC 8445 §7.3): find the leg by the relay's half of USERNAME, let its
+    /// ICE-lite agent judge it, answer, and remember the source address.
+    private func handleSTUN(_ bytes: UnsafeRawBufferPointer, from address: SocketAddress, peer: PeerAddress) {
+        guard case .success(let message) = STUNMessage.parse(bytes) else { return drop(.notSTUN) }
+        guard message.type == .bindingRequest else { return drop(.stunIgnored) }
+        guard let username = message.username, let colon = username.firstIndex(of: ":"),
+              let leg = legsByUfrag[String(username[..<colon])] else { return drop(.unknownUsername) }
+        let now = NIODeadline.now()
+        switch leg.ice.handleBindingRequest(message, bytes: bytes, from: peer, now: now) {
+        case .success(let response, let isNewAddress, let nominatedNow):
+            leg.lastActivity = now
+            if isNewAddress {
+                legsByAddress[peer] = leg
+                logger.debug("valid connectivity check", metadata: ["leg": "\(leg.id)", "address": "\(peer)"])
+            }
+            if nominatedNow {
+                leg.nominatedAddress = address
+                logger.info("ICE nominated", metadata: ["leg": "\(leg.id)", "address": "\(peer)"])
+                requestKeyFramesForNewReceiver(leg)
+            }
+            if leg.state == .waitingForICE { leg.state = .handshaking }
+            send(response, to: address)
+        case .errorResponse(let response):
+            send(response, to: address)
+        case .drop(let reason):
+            drop(reason)
+        }
+    }
+
+    /// DTLS (RFC 5764 §5.1.2) from an address that passed ICE goes to that leg's server.
+    private func handleDTLS(_ bytes: UnsafeRawBufferPointer, from address: SocketAddress, peer: PeerAddress) {
+        guard let leg = legsByAddress[peer], leg.ice.isValid(peer) else { return drop(.dtlsForUnknownLeg) }
+        switch leg.state {
+        case .handshaking, .connected: break
+        case .waitingForICE, .failed, .closed, .dead: return drop(.dtlsForUnknownLeg)
+        }
+        leg.lastActivity = .now()
+        leg.dtlsAddress = address
+        let outcome = leg.dtls.receive(bytes)
+        for datagram in outcome.datagrams { send(datagram, to: address) }
+        if let state = outcome.newState { dtlsStateChanged(leg, to: state) }
+    }
+
+    /// Acts on a new DTLS state: keys → SRTP sessions (RFC 5764 §4.2); failure or close → the
+    /// leg carries no more media.
+    func dtlsStateChanged(_ leg: RelayLeg, to state: DTLSState) {
+        switch state {
+        case .handshaking:
+            return
+        case .connected(let keys):
+            do {
+                leg.srtp = try SRTPPair(keys)
+            } catch {
+                fail(leg, reason: "srtp_setup_failed: \(error)")
+                return
+            }
+            leg.state = .connected
+            logger.info("leg connected", metadata: [
+                "leg": "\(leg.id)", "owner": "\(leg.owner)", "srtpProfile": "\(keys.profile.openSSLName)"])
+            events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .connected(srtpProfile: keys.profile.openSSLName)))
+            requestKeyFramesForNewReceiver(leg)
+        case .failed(let failure):
+            fail(leg, reason: "dtls_failed: \(failure)")
+        case .closed:
+            guard leg.state != .failed else { return }
+            leg.state = .closed
+            leg.srtp = nil
+            logger.info("leg closed by client", metadata: ["leg": "\(leg.id)", "owner": "\(leg.owner)"])
+            events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .closed))
+        }
+    }
+
+    private func fail(_ leg: RelayLeg, reason: String) {
+        guard leg.state != .failed else { return }
+        leg.state = .failed
+        leg.srtp = nil
+        logger.warning("leg failed", metadata: ["leg": "\(leg.id)", "owner": "\(leg.owner)", "reason": "\(reason)"])
+        events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .failed(reason: reason)))
+    }
+}

@@ -1,0 +1,190 @@
+import Logging
+import NIOCore
+import ParleyDTLS
+import ParleySRTP
+
+/// Everything the relay knows, confined to the media socket's event loop: the leg table (by id,
+/// by ICE ufrag, by remote address), the counters, and the buffers the packet path reuses.
+///
+/// Control calls arrive from ``MediaRelay`` through `eventLoop.submit`; datagrams arrive from
+/// ``RelayChannelHandler``; timers from a repeated task. None of them ever runs concurrently,
+/// which is what makes the `@unchecked Sendable` sound.
+final class RelayEngine: @unchecked Sendable {
+    let eventLoop: any EventLoop
+    let configuration: RelayConfiguration
+    var logger: Logger
+    let events: AsyncStream<LegEvent>.Continuation
+
+    var legs: [LegID: RelayLeg] = [:]
+    /// By the relay's ufrag, the first half of a check's USERNAME (RFC 8445 §7.2.2).
+    var legsByUfrag: [String: RelayLeg] = [:]
+    /// By every address that passed a connectivity check (RFC 8445 §7.3.1.4).
+    var legsByAddress: [PeerAddress: RelayLeg] = [:]
+    var counters = RelayCounters()
+    /// Set by ``releaseAll()`` at shutdown: no new legs after that.
+    var isShutDown = false
+
+    /// Where outgoing datagrams are written; set while the handler is in the pipeline.
+    var context: ChannelHandlerContext?
+    var needsFlush = false
+    /// One packet being worked on: decrypted, rewritten and re-encrypted in place.
+    let scratch: UnsafeMutableRawBufferPointer
+    /// Outgoing buffers, reused round-robin: once NIO has written one it holds the only
+    /// reference again, so refilling it does not allocate.
+    var outgoing: [ByteBuffer]
+    var outgoingIndex = 0
+    let placeholder: ByteBuffer
+
+    init(eventLoop: any EventLoop, configuration: RelayConfiguration, logger: Logger,
+         events: AsyncStream<LegEvent>.Continuation) {
+        self.eventLoop = eventLoop
+        self.configuration = configuration
+        self.logger = logger
+        self.events = events
+        let size = configuration.maxDatagramSize + 128
+        scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        scratch.initializeMemory(as: UInt8.self, repeating: 0)
+        let allocator = ByteBufferAllocator()
+        outgoing = (0..<512).map { _ in allocator.buffer(capacity: size) }
+        placeholder = allocator.buffer(capacity: 0)
+    }
+
+    deinit {
+        scratch.deallocate()
+    }
+
+    // MARK: Control (from MediaRelay)
+
+    func add(_ leg: RelayLeg) throws(MediaRelayError) {
+        guard !isShutDown else { throw .notRunning }
+        legs[leg.id] = leg
+        legsByUfrag[leg.ice.localUfrag] = leg
+        counters.legs = legs.count
+    }
+
+    func leg(_ id: LegID) throws(MediaRelayError) -> RelayLeg {
+        guard let leg = legs[id] else { throw .unknownLeg(id) }
+        return leg
+    }
+
+    /// Forwards a→b and b→a, undoing any earlier pairing of either.
+    func pair(_ a: LegID, _ b: LegID) throws(MediaRelayError) {
+        let first = try leg(a)
+        let second = try leg(b)
+        unpair(first)
+        unpair(second)
+        first.target = second
+        second.target = first
+        rebuildPlans(first)
+        requestKeyFrame(from: first)
+        requestKeyFrame(from: second)
+        flushIfNeeded()
+        logger.info("legs paired", metadata: ["leg": "\(a)", "partner": "\(b)"])
+    }
+
+    /// Sends a leg's media back to itself.
+    func echo(_ id: LegID) throws(MediaRelayError) {
+        let leg = try leg(id)
+        unpair(leg)
+        leg.target = leg
+        rebuildPlans(leg)
+        logger.info("leg echoes", metadata: ["leg": "\(id)"])
+    }
+
+    /// Removes the leg, tells the client with close_notify, and unpairs its partner.
+    func release(_ id: LegID) {
+        guard let leg = legs.removeValue(forKey: id) else { return }
+        unpair(leg)
+        legsByUfrag.removeValue(forKey: leg.ice.localUfrag)
+        // Every address the leg ever validated, including ones its agent has since forgotten.
+        legsByAddress = legsByAddress.filter { $0.value !== leg }
+        if let address = leg.dtlsAddress {
+            for datagram in leg.dtls.close().datagrams { send(datagram, to: address) }
+            flushIfNeeded()
+        }
+        counters.legs = legs.count
+        logger.info("leg released", metadata: ["leg": "\(id)", "owner": "\(leg.owner)",
+                                               "packetsIn": "\(leg.packetsIn)", "packetsOut": "\(leg.packetsOut)"])
+    }
+
+    func stats(_ id: LegID) -> LegStats? {
+        legs[id]?.stats(now: .now())
+    }
+
+    func releaseAll() {
+        isShutDown = true
+        for id in Array(legs.keys) { release(id) }
+    }
+
+    private func unpair(_ leg: RelayLeg) {
+        if let partner = leg.target, partner !== leg {
+            partner.target = nil
+            partner.plan = nil
+        }
+        leg.target = nil
+        leg.plan = nil
+    }
+
+    /// Recomputes the rewrite tables both ways after pairing or after an SSRC was learned.
+    func rebuildPlans(_ leg: RelayLeg) {
+        guard let target = leg.target else { return }
+        leg.plan = ForwardingPlan(from: leg.media, to: target.media)
+        if target !== leg { target.plan = ForwardingPlan(from: target.media, to: leg.media) }
+    }
+
+    // MARK: Timers
+
+    /// DTLS retransmissions (RFC 6347 §4.2.4) and consent freshness (RFC 7675 §5.1).
+    func tick(now: NIODeadline) {
+        for leg in legs.values {
+            switch leg.state {
+            case .failed, .closed, .dead:
+                continue
+            case .handshaking:
+                if let address = leg.dtlsAddress, let timeout = leg.dtls.nextTimeout, timeout <= .zero {
+                    let outcome = leg.dtls.handleTimeout()
+                    for datagram in outcome.datagrams { send(datagram, to: address) }
+                    if let state = outcome.newState { dtlsStateChanged(leg, to: state) }
+                }
+            case .waitingForICE, .connected:
+                break
+            }
+            guard leg.state == .waitingForICE || leg.state == .handshaking || leg.state == .connected else { continue }
+            let consent = leg.ice.consent(now: now)
+            if consent != .fresh {
+                leg.state = .dead
+                logger.notice("leg dead: no consent", metadata: [
+                    "leg": "\(leg.id)", "owner": "\(leg.owner)", "neverGranted": "\(consent == .neverGranted)"])
+                events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .dead))
+            }
+        }
+        flushIfNeeded()
+    }
+
+    // MARK: Output
+
+    /// Queues one datagram; the caller flushes (one flush per read batch: sendmmsg).
+    func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) {
+        guard let context else { return }
+        var buffer = placeholder
+        swap(&buffer, &outgoing[outgoingIndex])
+        buffer.clear()
+        buffer.writeBytes(bytes)
+        outgoing[outgoingIndex] = buffer
+        outgoingIndex = outgoingIndex == outgoing.count - 1 ? 0 : outgoingIndex + 1
+        counters.packetsOut &+= 1
+        counters.bytesOut &+= UInt64(bytes.count)
+        context.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: buffer)), promise: nil)
+        needsFlush = true
+    }
+
+    func send(_ bytes: [UInt8], to address: SocketAddress) {
+        bytes.withUnsafeBytes { send($0, to: address) }
+    }
+
+    func flushIfNeeded() {
+        guard needsFlush, let context else { return }
+        needsFlush = false
+        context.flush()
+    }
+}

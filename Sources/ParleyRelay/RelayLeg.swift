@@ -1,0 +1,86 @@
+import NIOCore
+import ParleyDTLS
+import ParleySRTP
+
+/// The two SRTP directions of a connected leg (RFC 5764 §4.2): the relay is the DTLS server, so
+/// it unprotects with the client's write key and protects with its own.
+final class SRTPPair {
+    var inbound: SRTPSession
+    var outbound: SRTPSession
+    let profile: SRTPProfile
+
+    init(_ keys: SRTPKeyingMaterial) throws(SRTPError) {
+        inbound = try SRTPSession(profile: keys.profile, key: keys.serverInbound, direction: .inbound)
+        outbound = try SRTPSession(profile: keys.profile, key: keys.serverOutbound, direction: .outbound)
+        profile = keys.profile
+    }
+}
+
+/// One leg's state inside the relay: negotiation result, ICE, DTLS, SRTP, partner and counters.
+///
+/// Owned by ``RelayEngine`` and touched only on its event loop; built off the loop by
+/// ``MediaRelay/createLeg(offer:owner:)`` and handed over once, which is why it is
+/// `@unchecked Sendable`.
+final class RelayLeg: @unchecked Sendable {
+    let id: LegID
+    let owner: String
+    var media: LegMedia
+    var ice: ICELiteAgent
+    var dtls: DTLSServer
+    var srtp: SRTPPair?
+    var state: LegState = .waitingForICE
+
+    /// Where forwarded media goes: the partner, or the leg itself for an echo call. A strong
+    /// reference; ``RelayEngine/release(_:)`` breaks the cycle.
+    var target: RelayLeg?
+    /// How this leg's packets are rewritten for ``target``.
+    var plan: ForwardingPlan?
+
+    /// The nominated address (RFC 8445 §7.3.1.5), as NIO needs it for writing.
+    var nominatedAddress: SocketAddress?
+    /// Where DTLS came from last: retransmissions and alerts go there.
+    var dtlsAddress: SocketAddress?
+
+    var packetsIn: UInt64 = 0
+    var bytesIn: UInt64 = 0
+    var packetsOut: UInt64 = 0
+    var bytesOut: UInt64 = 0
+    var decryptFailures: UInt64 = 0
+    var lastActivity: NIODeadline?
+    /// RFC 3550 reception statistics per kind (audio, video).
+    var reception: [RTPReceptionStatistics] = [RTPReceptionStatistics(), RTPReceptionStatistics()]
+
+    init(id: LegID, owner: String, media: LegMedia, ice: ICELiteAgent, dtls: consuming DTLSServer) {
+        self.id = id
+        self.owner = owner
+        self.media = media
+        self.ice = ice
+        self.dtls = dtls
+    }
+
+    /// Whether media may be sent to this leg: ICE nominated an address and DTLS exported keys.
+    var canReceiveMedia: Bool {
+        state == .connected && nominatedAddress != nil
+    }
+
+    func stats(now: NIODeadline) -> LegStats {
+        var stats = LegStats(leg: id, owner: owner, state: state)
+        stats.packetsIn = packetsIn
+        stats.bytesIn = bytesIn
+        stats.packetsOut = packetsOut
+        stats.bytesOut = bytesOut
+        stats.decryptFailures = decryptFailures
+        stats.idleFor = lastActivity.map { .nanoseconds((now - $0).nanoseconds) }
+        stats.srtpProfile = srtp.map { $0.profile.openSSLName }
+        for kind in RelayMediaKind.allCases {
+            let reception = reception[kind.rawValue]
+            guard reception.received > 0, let section = media[kind] else { continue }
+            let value = LegStats.StreamStats(
+                ssrc: reception.ssrc, received: reception.received, expected: reception.expected,
+                cumulativeLost: reception.cumulativeLost,
+                jitterMilliseconds: Double(reception.jitter) * 1000 / Double(section.clockRate))
+            if kind == .audio { stats.audio = value } else { stats.video = value }
+        }
+        return stats
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import ParleyTestSupport
+import Testing
+
+/// The echo test call through the real server: a real aiortc client posts its offer to
+/// POST /v1/calls/echo and decodes its own audio and video coming back from the relay.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct EchoCallTests {
+    @Test func anAiortcClientHearsAndSeesItself() async throws {
+        let python = try AiortcPeer.python()
+        let parley = try await TestParley.start()
+        try await parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let peer = try AiortcPeer(python: python, arguments: [])
+            defer { peer.kill() }
+            let offer = try #require(try await peer.next(timeout: .seconds(30)).sdp)
+            let reply = try await client.call(.post, "/v1/calls/echo", json: ["sdp": offer], token: ann.accessToken)
+            #expect(reply.status == .created, "\(reply.text)")
+            let callID = try #require(reply["callId"] as? String)
+            let answer = try #require(reply["sdp"] as? String)
+            #expect(answer.contains("a=ice-lite"))
+            try peer.send(answer: answer)
+            let result = try await peer.next(timeout: .seconds(60))
+            #expect(result.type == "result", "\(result.error ?? "") \(peer.stderr.suffix(2000))")
+            #expect((result.audioFrames ?? 0) >= 200, "\(result)")
+            #expect((result.videoFrames ?? 0) >= 100, "\(result)")
+            print("echo call over HTTP: audioFrames=\(result.audioFrames ?? -1) videoFrames=\(result.videoFrames ?? -1) profile=\(result.srtpProfile ?? "?")")
+
+            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
+            #expect(try await client.call(.delete, "/v1/calls/echo/\(callID)", token: bo.accessToken).errorCode == "call_not_found")
+            #expect(try await client.call(.delete, "/v1/calls/echo/\(callID)", token: ann.accessToken).status == .noContent)
+            #expect(try await client.call(.delete, "/v1/calls/echo/\(callID)", token: ann.accessToken).status == .notFound)
+            #expect(await parley.parts.relay.counters().legs == 0)
+        }
+    }
+
+    @Test func echoCallsEndByThemselvesAndBadOffersAreRefused() async throws {
+        let parley = try await TestParley.start { $0.echoCallSeconds = 1 }
+        try await parley.test { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let bad = try await client.call(.post, "/v1/calls/echo", json: ["sdp": "v=0 nonsense"], token: ann.accessToken)
+            #expect(bad.status.code >= 400 && bad.status.code < 500)
+            #expect(bad.errorCode == "invalid_offer", "\(bad.text)")
+            #expect(try await client.call(.post, "/v1/calls/echo", json: ["sdp": 5], token: ann.accessToken).errorCode == "invalid_field")
+            #expect(try await client.call(.post, "/v1/calls/echo", json: ["sdp": "x"]).status == .unauthorized)
+
+            let offer = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("ParleySDPTests/Fixtures/aiortc-1.16-offer.sdp").path, encoding: .utf8)
+            let started = try await client.call(.post, "/v1/calls/echo", json: ["sdp": offer], token: ann.accessToken)
+            #expect(started.status == .created, "\(started.text)")
+            #expect(await parley.parts.relay.counters().legs == 1)
+            try await Task.sleep(for: .milliseconds(1500))
+            #expect(await parley.parts.relay.counters().legs == 0, "the echo call ended by itself")
+        }
+    }
+}

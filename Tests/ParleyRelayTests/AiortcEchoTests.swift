@@ -1,0 +1,83 @@
+import Foundation
+import NIOCore
+import ParleyTestSupport
+import Testing
+@testable import ParleyRelay
+
+/// Interop: a real aiortc 1.16 client places an echo call through the relay and decodes its own
+/// Opus and VP8 coming back. Serialized: each run encodes and decodes video on a 2-core machine.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct AiortcEchoTests {
+    /// 5 s of 20 ms Opus frames is 250; 30 frames/s VP8 is 150. Allow for start-up.
+    static let minimumAudioFrames = 200
+    static let minimumVideoFrames = 100
+
+    @Test("aiortc echo call decodes its own audio and video",
+          arguments: [("gcm128,cm80", "SRTP_AEAD_AES_128_GCM"), ("cm80", "SRTP_AES128_CM_SHA1_80")])
+    func echoCall(offered: String, expectedProfile: String) async throws {
+        let python = try AiortcPeer.python()
+        let relay = try await MediaRelay.start(configuration: RelayConfiguration(host: "127.0.0.1", port: 0))
+        let peer = try AiortcPeer(python: python, arguments: ["--srtp", offered])
+        do {
+            let result = try await EchoCall.run(relay: relay, peer: peer)
+            #expect(result.message.srtpProfile == expectedProfile)
+            #expect(result.message.remoteIceLite == true)
+            #expect(result.message.remoteSetup == "passive")
+            #expect((result.message.audioFrames ?? 0) >= Self.minimumAudioFrames, "\(result.message)")
+            #expect((result.message.videoFrames ?? 0) >= Self.minimumVideoFrames, "\(result.message)")
+            // The peer may already have said goodbye (close_notify) by the time the stats are read.
+            #expect(result.stats.state == .connected || result.stats.state == .closed, "\(result.stats.state)")
+            #expect(result.stats.packetsIn > 300 && result.stats.packetsOut > 300, "\(result.stats)")
+            #expect(result.stats.audio != nil && result.stats.video != nil)
+            #expect(result.connectedEvent, "no connected event")
+            print("aiortc echo \(expectedProfile): audioFrames=\(result.message.audioFrames ?? -1) videoFrames=\(result.message.videoFrames ?? -1) stats=\(result.stats)")
+        } catch {
+            Issue.record("\(error)\npeer stderr:\n\(peer.stderr)")
+        }
+        peer.kill()
+        await relay.shutdown()
+    }
+}
+
+/// The steps of one echo call, shared by the interop and garbage tests.
+enum EchoCall {
+    struct Result {
+        var message: AiortcPeer.Message
+        var stats: LegStats
+        var leg: LegID
+        var connectedEvent: Bool
+    }
+
+    /// What a side task may want to know about the running call.
+    struct Info: Sendable {
+        var offer: String
+        var answer: String
+        var leg: LegID
+    }
+
+    /// offer → createLeg → echo → answer → result; `during` runs once the call is connected.
+    static func run(relay: MediaRelay, peer: AiortcPeer,
+                    during: @Sendable @escaping (Info) async throws -> Void = { _ in }) async throws -> Result {
+        let offer = try await peer.next(timeout: .seconds(30))
+        let offerSDP = try #require(offer.sdp, "first message is not an offer: \(offer)")
+        let (leg, answer) = try await relay.createLeg(offer: offerSDP, owner: "echo-test")
+        try await relay.echo(leg)
+        try peer.send(answer: answer)
+        let connected = Task { () -> Bool in
+            for await event in relay.events where event.leg == leg {
+                if case .connected = event.kind { return true }
+                return false
+            }
+            return false
+        }
+        let sideTask = Task {
+            _ = await connected.value
+            try await during(Info(offer: offerSDP, answer: answer, leg: leg))
+        }
+        let message = try await peer.next(timeout: .seconds(60))
+        try #require(message.type == "result", "peer reported: \(message.error ?? message.type)")
+        try await sideTask.value
+        let stats = try #require(await relay.stats(for: leg))
+        return Result(message: message, stats: stats, leg: leg, connectedEvent: await connected.value)
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+/// A real aiortc client (Tests/Peers/aiortc_echo_peer.py) driven over stdio: it prints its offer,
+/// takes the relay's answer, connects, and reports the frames it decoded.
+///
+/// The interpreter comes from `PARLEY_TEST_PYTHON`, a venv with `aiortc==1.16.*`.
+public final class AiortcPeer: @unchecked Sendable {  // the Process is only signalled after launch
+    public struct Message: Decodable, Sendable {
+        public var type: String
+        public var sdp: String?
+        public var audioFrames: Int?
+        public var videoFrames: Int?
+        public var srtpProfile: String?
+        public var connectSeconds: Double?
+        public var firstAudioAfter: Double?
+        public var firstVideoAfter: Double?
+        public var videoSize: [Int]?
+        public var remoteIceLite: Bool?
+        public var remoteSetup: String?
+        public var error: String?
+    }
+
+    public enum PeerError: Error, CustomStringConvertible {
+        case exited(String)
+        case timedOut(String)
+        case badLine(String)
+
+        public var description: String {
+            switch self {
+            case .exited(let log): "aiortc peer exited early; stderr:\n\(log)"
+            case .timedOut(let log): "aiortc peer timed out; stderr:\n\(log)"
+            case .badLine(let line): "aiortc peer printed something that is not a JSON message: \(line)"
+            }
+        }
+    }
+
+    private let process: Process
+    private let stdin: Pipe
+    private let lines: AsyncStream<String>
+    private let stderrLog: StderrLog
+
+    /// The interpreter; records a failure (not a skip) when unset.
+    public static func python(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let value = ProcessInfo.processInfo.environment["PARLEY_TEST_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+        return try #require(
+            value,
+            "PARLEY_TEST_PYTHON is not set, so the relay interop tests cannot start aiortc. Run the project's test command, which makes a venv with aiortc==1.16.* and sets it (or point it at one: python -m venv v && v/bin/pip install 'aiortc==1.16.*').",
+            sourceLocation: sourceLocation)
+    }
+
+    /// The peer script, found next to this test folder (symlinks resolved).
+    public static var scriptPath: String {
+        URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
+            .deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Peers/aiortc_echo_peer.py").path   // Tests/Peers
+    }
+
+    public init(python: String, arguments: [String]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-u", Self.scriptPath] + arguments
+        stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let buffer = LineBuffer()
+        stdout.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                continuation.finish()
+                return
+            }
+            for line in buffer.append(data) { continuation.yield(line) }
+        }
+        let log = StderrLog()
+        stderr.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil } else { log.append(data) }
+        }
+        stderrLog = log
+        lines = stream
+        try process.run()
+    }
+
+    /// The next JSON message on stdout, within `timeout`.
+    public func next(timeout: Duration) async throws -> Message {
+        let stream = lines
+        let log = stderrLog
+        let line: String? = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var iterator = stream.makeAsyncIterator()
+                guard let line = await iterator.next() else { throw PeerError.exited(log.text) }
+                return line
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        guard let line else { throw PeerError.timedOut(log.text) }
+        guard let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8)) else {
+            throw PeerError.badLine(line)
+        }
+        return message
+    }
+
+    /// Writes one JSON line to the peer's stdin.
+    public func send(answer sdp: String) throws {
+        let data = try JSONEncoder().encode(["sdp": sdp])
+        stdin.fileHandleForWriting.write(data + Data("\n".utf8))
+    }
+
+    public var stderr: String { stderrLog.text }
+
+    /// SIGKILL: Foundation's Process on Linux hands children a signal mask with SIGTERM blocked
+    /// (test threads block it), so SIGTERM would be ignored.
+    public func kill() {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+}
+
+/// Splits bytes into lines; called from one readability handler at a time.
+private final class LineBuffer: @unchecked Sendable {
+    private var pending = Data()
+
+    func append(_ data: Data) -> [String] {
+        pending.append(data)
+        var lines: [String] = []
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
+            pending = Data(pending[pending.index(after: newline)...])
+        }
+        return lines
+    }
+}
+
+/// What the peer wrote to stderr, for failure messages.
+private final class StderrLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ more: Data) {
+        lock.lock()
+        data.append(more)
+        lock.unlock()
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

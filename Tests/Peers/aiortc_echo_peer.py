@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""aiortc_echo_peer: a real aiortc client for Parley's relay interop tests.
+
+Sends Opus (a generated tone) and VP8 (generated moving frames) to the relay and counts the
+frames it DECODES from its own remote tracks — for an echo leg, its own media coming back.
+
+Protocol on stdio (one JSON object per line):
+  stdout  {"type": "offer", "sdp": ...}          the offer, after ICE gathering (no trickle)
+  stdin   {"sdp": ...}                           the relay's answer
+  stdout  {"type": "result", "audioFrames": N, "videoFrames": N, "srtpProfile": ..., ...}
+Logs go to stderr. Everything stays on 127.0.0.1: aioice gathers only 127.0.0.1, no STUN/TURN
+servers, remote candidates other than UDP 127.0.0.1 are refused (as peer-bench/echo_bench.py).
+
+Needs: aiortc==1.16.* (brings aioice 0.13, pylibsrtp 1.0, av).
+"""
+import argparse
+import asyncio
+import fractions
+import json
+import logging
+import math
+import sys
+import time
+
+LOOPBACK = "127.0.0.1"
+
+# --- loopback only: patch aioice before aiortc imports it ------------------------------------
+import aioice.ice  # noqa: E402
+
+aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: [LOOPBACK]
+_orig_add_remote = aioice.ice.Connection.add_remote_candidate
+
+
+async def _loopback_add_remote(self, remote_candidate):
+    if remote_candidate is not None and (
+        remote_candidate.host != LOOPBACK or remote_candidate.transport.lower() != "udp"
+    ):
+        logging.getLogger("peer").warning("refused remote candidate %s", remote_candidate)
+        return None
+    return await _orig_add_remote(self, remote_candidate)
+
+
+aioice.ice.Connection.add_remote_candidate = _loopback_add_remote
+_orig_send_stun = aioice.ice.StunProtocol.send_stun
+_orig_send_data = aioice.ice.StunProtocol.send_data
+
+
+def _loopback_send_stun(self, message, addr):
+    if addr[0] != LOOPBACK:
+        raise RuntimeError(f"refusing to send STUN to {addr[0]} (loopback only)")
+    return _orig_send_stun(self, message, addr)
+
+
+async def _loopback_send_data(self, data, addr):
+    if addr[0] != LOOPBACK:
+        raise RuntimeError(f"refusing to send data to {addr[0]} (loopback only)")
+    return await _orig_send_data(self, data, addr)
+
+
+aioice.ice.StunProtocol.send_stun = _loopback_send_stun
+aioice.ice.StunProtocol.send_data = _loopback_send_data
+
+import av  # noqa: E402
+import aiortc.rtcdtlstransport as rtcdtls  # noqa: E402
+from aiortc import (  # noqa: E402
+    MediaStreamTrack,
+    RTCConfiguration,
+    RTCPeerConnection,
+    RTCRtpSender,
+    RTCSessionDescription,
+    VideoStreamTrack,
+)
+
+log = logging.getLogger("peer")
+
+SRTP_CHOICES = {
+    "gcm128": rtcdtls.SRTP_AEAD_AES_128_GCM,
+    "gcm256": rtcdtls.SRTP_AEAD_AES_256_GCM,
+    "cm80": rtcdtls.SRTP_AES128_CM_SHA1_80,
+}
+
+
+class ToneTrack(MediaStreamTrack):
+    """A 440 Hz sine, 20 ms frames of s16 mono at 48 kHz, paced in real time."""
+
+    kind = "audio"
+    RATE = 48000
+    SAMPLES = 960
+
+    def __init__(self):
+        super().__init__()
+        self._pts = 0
+        self._start = None
+
+    async def recv(self):
+        if self._start is None:
+            self._start = time.monotonic()
+        else:
+            self._pts += self.SAMPLES
+            wait = self._start + self._pts / self.RATE - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+        samples = bytearray()
+        for i in range(self.SAMPLES):
+            value = int(8000 * math.sin(2 * math.pi * 440 * (self._pts + i) / self.RATE))
+            samples += value.to_bytes(2, "little", signed=True)
+        frame = av.AudioFrame(format="s16", layout="mono", samples=self.SAMPLES)
+        frame.planes[0].update(bytes(samples))
+        frame.sample_rate = self.RATE
+        frame.pts = self._pts
+        frame.time_base = fractions.Fraction(1, self.RATE)
+        return frame
+
+
+class MovingBarTrack(VideoStreamTrack):
+    """A bright vertical bar sweeping across a grey picture, 30 frames/s, yuv420p."""
+
+    def __init__(self, width, height):
+        super().__init__()
+        self.width, self.height = width, height
+        self.count = 0
+        self._chroma = bytes([128]) * ((width // 2) * (height // 2))
+
+    async def recv(self):
+        pts, time_base = await self.next_timestamp()
+        x = (self.count * 8) % self.width
+        self.count += 1
+        row = bytearray([80]) * self.width
+        row[x:x + 16] = bytes([235]) * len(row[x:x + 16])
+        frame = av.VideoFrame(self.width, self.height, "yuv420p")
+        frame.planes[0].update(bytes(row) * self.height)
+        frame.planes[1].update(self._chroma)
+        frame.planes[2].update(self._chroma)
+        frame.pts = pts
+        frame.time_base = time_base
+        return frame
+
+
+def keep_loopback_candidates(sdp):
+    out, dropped = [], []
+    for line in sdp.splitlines():
+        if line.startswith("a=candidate:"):
+            f = line.split()
+            if len(f) >= 8 and f[2].lower() == "udp" and f[4] == LOOPBACK:
+                out.append(line)
+            else:
+                dropped.append(line)
+            continue
+        out.append(line)
+    return "\r\n".join(out) + "\r\n", dropped
+
+
+def emit(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+async def run(args):
+    pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
+    counts = {"audio": 0, "video": 0}
+    first_at = {}
+    window = {"open": False}
+    video_size = [None]
+    consumers = []
+
+    async def consume(track):
+        while True:
+            try:
+                frame = await track.recv()
+            except Exception:  # MediaStreamError when the track ends
+                return
+            if track.kind not in first_at:
+                first_at[track.kind] = time.monotonic()
+            if window["open"]:
+                counts[track.kind] += 1
+                if track.kind == "video":
+                    video_size[0] = [frame.width, frame.height]
+
+    @pc.on("track")
+    def on_track(track):
+        log.info("remote %s track", track.kind)
+        consumers.append(asyncio.ensure_future(consume(track)))
+
+    connected = asyncio.Event()
+
+    @pc.on("connectionstatechange")
+    def on_state():
+        log.info("connection %s", pc.connectionState)
+        if pc.connectionState in ("connected", "failed", "closed"):
+            connected.set()
+
+    for track, codec in ((ToneTrack(), "audio/opus"), (MovingBarTrack(args.width, args.height), "video/VP8")):
+        transceiver = pc.addTransceiver(track, direction="sendrecv")
+        caps = RTCRtpSender.getCapabilities(track.kind).codecs
+        transceiver.setCodecPreferences([c for c in caps if c.mimeType.lower() == codec.lower()])
+
+    await pc.setLocalDescription(await pc.createOffer())
+    emit({"type": "offer", "sdp": pc.localDescription.sdp})
+
+    line = await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    if not line:
+        raise RuntimeError("no answer on stdin")
+    answer, dropped = keep_loopback_candidates(json.loads(line)["sdp"])
+    if dropped:
+        log.warning("dropped candidates: %s", dropped)
+    await pc.setRemoteDescription(RTCSessionDescription(answer, "answer"))
+    t_connect = time.monotonic()
+    await asyncio.wait_for(connected.wait(), args.connect_timeout)
+    if pc.connectionState != "connected":
+        raise RuntimeError(f"connection {pc.connectionState}")
+    connect_s = time.monotonic() - t_connect
+
+    dtls = [t for t in pc.getTransceivers() if t.kind == "video"][0].sender.transport
+    profile = dtls._ssl.get_selected_srtp_profile().decode()
+    window["open"] = True
+    t0 = time.monotonic()
+    await asyncio.sleep(args.seconds)
+    window["open"] = False
+    result = {
+        "type": "result",
+        "audioFrames": counts["audio"],
+        "videoFrames": counts["video"],
+        "srtpProfile": profile,
+        "seconds": round(time.monotonic() - t0, 3),
+        "connectSeconds": round(connect_s, 3),
+        "firstAudioAfter": round(first_at["audio"] - t0, 3) if "audio" in first_at else None,
+        "firstVideoAfter": round(first_at["video"] - t0, 3) if "video" in first_at else None,
+        "videoSize": video_size[0],
+        "remoteIceLite": "a=ice-lite" in answer,
+        "remoteSetup": next((ln[8:] for ln in answer.splitlines() if ln.startswith("a=setup:")), None),
+    }
+    emit(result)
+    for task in consumers:
+        task.cancel()
+    await pc.close()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--srtp", default="gcm128,cm80",
+                   help="SRTP profiles offered, in order: gcm128, gcm256, cm80 (cm80 alone forces "
+                        "AES128_CM_SHA1_80)")
+    p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--width", type=int, default=320)
+    p.add_argument("--height", type=int, default=240)
+    p.add_argument("--connect-timeout", type=float, default=20.0)
+    p.add_argument("-v", "--verbose", action="store_true")
+    args = p.parse_args()
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    rtcdtls.SRTP_PROFILES[:] = [SRTP_CHOICES[x] for x in args.srtp.split(",")]
+    try:
+        asyncio.run(asyncio.wait_for(run(args), args.seconds + args.connect_timeout + 30))
+    except Exception as exc:  # reported as a result line so the test shows why
+        emit({"type": "error", "error": repr(exc)})
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
