@@ -99,7 +99,7 @@ let package = Package(
 
         // Calls: the signalling state machine over the relay, and the echo test call.
         .target(name: "ParleyCalls", dependencies: [
-            "ParleyCore", "ParleyRelay", "ParleyFriends", "ParleyChat",
+            "ParleyCore", "ParleyStorage", "ParleyRelay", "ParleyFriends", "ParleyChat",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -116,7 +116,7 @@ let package = Package(
         ]),
 
         .target(name: "ParleyGateway", dependencies: [
-            "ParleyCore", "ParleyRealtime", "ParleyAccounts", "ParleyChat",
+            "ParleyCore", "ParleyRealtime", "ParleyAccounts", "ParleyChat", "ParleyCalls",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -156,6 +156,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ], path: "Tests/ParleyTestSupport"),
         .testTarget(name: "ParleyFilesTests", dependencies: ["ParleyFiles", "ParleyTestSupport"]),
+        .testTarget(name: "ParleyCallsTests", dependencies: ["ParleyCalls"]),
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [

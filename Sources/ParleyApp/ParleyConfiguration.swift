@@ -30,6 +30,12 @@ public struct ParleyConfiguration: Sendable {
     public var mediaAnnouncedAddress = "127.0.0.1"
     /// An echo test call ends by itself after this long.
     public var echoCallSeconds = 60
+    /// An unanswered call ends `no_answer` after this long.
+    public var ringSeconds = 45
+    /// How long a call waits for a device that dropped off the realtime socket.
+    public var reconnectGraceSeconds = 20
+    /// Bearer token of `/admin/…` and `/metrics`. Empty: generated once into `<data>/admin-token`.
+    public var adminToken = ""
     public var mail = Mail()
     public var logLevel = "info"
 
@@ -82,11 +88,14 @@ public struct ParleyConfiguration: Sendable {
         maxVideoBytes = config.int(forKey: "uploads.maxVideoBytes", default: d.maxVideoBytes)
         maxAudioBytes = config.int(forKey: "uploads.maxAudioBytes", default: d.maxAudioBytes)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
+        adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
         mediaHost = config.string(forKey: "media.host", default: d.mediaHost)
         mediaPort = config.int(forKey: "media.port", default: d.mediaPort)
         mediaAnnouncedAddress = config.string(forKey: "media.announcedAddress", default: d.mediaAnnouncedAddress)
         echoCallSeconds = config.int(forKey: "calls.echoSeconds", default: d.echoCallSeconds)
+        ringSeconds = config.int(forKey: "calls.ringSeconds", default: d.ringSeconds)
+        reconnectGraceSeconds = config.int(forKey: "calls.reconnectGraceSeconds", default: d.reconnectGraceSeconds)
         mail.transport = config.string(forKey: "mail.transport", default: d.mail.transport)
         mail.fromAddress = config.string(forKey: "mail.from.address", default: d.mail.fromAddress)
         mail.fromName = config.string(forKey: "mail.from.name", default: d.mail.fromName)

@@ -26,6 +26,7 @@ public enum ParleyServer {
         public let chat: ChatService
         public let stories: StoryService
         public let relay: MediaRelay
+        public let calls: CallService
         public let events: EventLog
         public let gateway: RealtimeGateway
         public let router: Router<ParleyRequestContext>
@@ -42,7 +43,7 @@ public enum ParleyServer {
         }
         let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
         try await Migrator(database: database, logger: logger)
-            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all, now: clock.now().storageMillis)
+            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all + CallMigrations.all, now: clock.now().storageMillis)
 
         let mail = try MailSetup.transport(config, logger: logger)
         let publicBaseURL = config.effectivePublicBaseURL
@@ -77,14 +78,25 @@ public enum ParleyServer {
                                               announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress),
             logger: logger)
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)
+        let calls = CallService(
+            relay: relay, friends: friends, chat: chat, events: events, store: SQLCallStore(database: database), clock: clock,
+            settings: .init(ringTimeout: .seconds(config.ringSeconds), reconnectGrace: .seconds(config.reconnectGraceSeconds)),
+            logger: logger)
         var commands = RealtimeCommands()
         ChatCommands.register(chat, into: &commands)
-        let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands)
-        let router = ParleyRouter.build(HTTPDependencies(
-            accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, publicBaseURL: publicBaseURL,
-            maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() }))
+        CallCommands.register(calls, into: &commands)
+        let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands, presence: calls)
+        var dependencies = HTTPDependencies(
+            accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
+            maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
+        dependencies.operations = try operations(config, database: database, hub: events.hub, relay: relay, logger: logger)
+        dependencies.operations.calls = {
+            let counts = await calls.counts()
+            return CallStats(ringing: counts.ringing, active: counts.active, ended: UInt64(counts.ended))
+        }
+        let router = ParleyRouter.build(dependencies)
         return Parts(
-            database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, relay: relay, events: events, gateway: gateway, router: router,
+            database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, relay: relay, calls: calls, events: events, gateway: gateway, router: router,
             mailTransport: mail)
     }
 
@@ -92,7 +104,7 @@ public enum ParleyServer {
     public static func application(
         _ config: ParleyConfiguration, parts: Parts, logger: Logger
     ) -> some ApplicationProtocol {
-        let stories = parts.stories, events = parts.events, relay = parts.relay
+        let stories = parts.stories, events = parts.events, relay = parts.relay, calls = parts.calls
         return Application(
             router: parts.router,
             server: parts.gateway.serverBuilder(),
@@ -100,6 +112,7 @@ public enum ParleyServer {
             services: [
                 PeriodicTask(name: "story-sweep", every: .seconds(300), logger: logger) { _ = try await stories.sweep() },
                 PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
+                CallKeeper(calls: calls),
                 RelayStopper(relay: relay),
                 DatabaseCloser(database: parts.database),
             ],
@@ -128,6 +141,18 @@ struct PeriodicTask: Service {
                 try await Task.sleep(for: every)   // throws when cancelled: the loop ends
             }
         }
+    }
+}
+
+/// Follows the relay's leg events for the calls; ends every call at shutdown.
+struct CallKeeper: Service {
+    let calls: CallService
+
+    func run() async throws {
+        let follower = Task { await calls.followRelay() }
+        try? await gracefulShutdown()
+        await calls.shutdown()
+        follower.cancel()
     }
 }
 

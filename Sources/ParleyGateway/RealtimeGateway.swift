@@ -27,11 +27,14 @@ public struct RealtimeGateway: Sendable {
     let events: EventLog
     let commands: RealtimeCommands
     let settings: Settings
+    let presence: (any DevicePresence)?
 
-    public init(accounts: AccountService, events: EventLog, commands: RealtimeCommands, settings: Settings = .init()) {
+    public init(accounts: AccountService, events: EventLog, commands: RealtimeCommands, presence: (any DevicePresence)? = nil,
+                settings: Settings = .init()) {
         self.accounts = accounts
         self.events = events
         self.commands = commands
+        self.presence = presence
         self.settings = settings
     }
 

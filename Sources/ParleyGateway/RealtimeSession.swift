@@ -16,6 +16,7 @@ struct RealtimeSession {
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let mailbox = Mailbox(userID: principal.userID, sessionID: principal.sessionID, capacity: gateway.settings.mailboxCapacity)
         gateway.events.hub.attach(mailbox)
+        await gateway.presence?.deviceReconnected(principal.sessionID, user: principal.userID)
         defer { gateway.events.hub.detach(mailbox) }
         let latest = try await gateway.events.latestSeq(of: principal.userID)
         mailbox.offer(Hello(userId: principal.userID.rawValue, sessionId: principal.sessionID.rawValue, latestSeq: latest).frame)
@@ -49,6 +50,10 @@ struct RealtimeSession {
             try await group.next()
             group.cancelAll()
         }
+        gateway.events.hub.detach(mailbox)
+        if !gateway.events.hub.isConnected(principal.sessionID, of: principal.userID) {
+            await gateway.presence?.deviceDisconnected(principal.sessionID, user: principal.userID)
+        }
     }
 
     /// Answers one command frame. Never throws: every failure is a reply.
@@ -69,7 +74,7 @@ struct RealtimeSession {
                 let request = try RealtimeCommands.decode(SyncRequest.self, from: bytes)
                 let limit = min(max(request.limit ?? 500, 1), 1000)
                 let page = try await gateway.events.events(of: principal.userID, since: max(request.since, 0), limit: limit)
-                for event in page.events { mailbox.offer(event.frame) }
+                for event in page.events where event.exceptSession != principal.sessionID { mailbox.offer(event.frame) }
                 let last = page.events.last?.seq ?? page.latest
                 mailbox.offer(ReplyFrame.ok(frame.idJSON, SyncReply(count: page.events.count, latestSeq: page.latest, more: last < page.latest)))
             default:

@@ -1,18 +1,50 @@
 import Foundation
 import Hummingbird
 import ParleyCalls
+import ParleyAccounts
 import ParleyCore
 
 /// `/v1/calls`: the echo test call (the call history joins with the calls layer).
 struct CallRoutes {
     let echo: EchoCalls
+    let calls: CallService
+    let accounts: AccountService
+    let users: UserPresenter
+
+    struct CallView: ResponseEncodable {
+        let id: String
+        let peer: UserBody
+        let direction: String
+        let media: CallMedia
+        let outcome: String
+        let startedAt: String
+        let durationSeconds: Int
+    }
+    struct CallPage: ResponseEncodable { let calls: [CallView]; let nextCursor: String? }
 
     struct EchoBody: Decodable { let sdp: String }
     struct EchoAnswer: ResponseEncodable { let callId: String; let sdp: String }
 
     func add(to group: RouterGroup<ParleyRequestContext>) {
+        group.get(use: history)
         group.post("echo", use: startEcho)
         group.delete("echo/:callId", use: endEcho)
+    }
+
+    /// GET /v1/calls: the caller's calls, newest first, missed ones included.
+    func history(_ request: Request, context: ParleyRequestContext) async throws -> CallPage {
+        let me = try context.requirePrincipal().userID
+        let cursor = request.uri.queryParameters["cursor"].flatMap { $0.isEmpty ? nil : String($0) }
+        let page = try await calls.history(of: me, cursor: cursor, limit: try ChatRoutes.limit(request, default: 30, max: 100))
+        let peers = Dictionary(uniqueKeysWithValues: try await users.present(
+            try await accounts.users(ids: Array(Set(page.calls.map { $0.caller == me ? $0.callee : $0.caller }))), to: me).map { ($0.id, $0) })
+        let views = page.calls.compactMap { call -> CallView? in
+            let outgoing = call.caller == me
+            guard let peer = peers[(outgoing ? call.callee : call.caller).rawValue] else { return nil }
+            return CallView(id: call.id.rawValue, peer: peer, direction: outgoing ? "outgoing" : "incoming", media: call.media,
+                            outcome: call.outcome(for: me), startedAt: ISO8601.string(call.startedAt), durationSeconds: call.durationSeconds)
+        }
+        return CallPage(calls: views, nextCursor: page.next)
     }
 
     /// POST /v1/calls/echo `{sdp}` → 201 `{callId, sdp}`: the relay's answer; media comes back.

@@ -13,13 +13,16 @@ public struct HTTPDependencies: Sendable {
     public var chat: ChatService
     public var stories: StoryService
     public var echo: EchoCalls
+    public var calls: CallService
     public var maxUploadBytes: Int
     public var publicBaseURL: String
     public var maxAvatarBytes: Int
     public var health: @Sendable () async -> Bool
+    /// Figures and the admin token for `/admin/…` and `/metrics`; disabled (401) unless set.
+    public var operations = Operations.disabled
 
     public init(
-        accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, echo: EchoCalls, publicBaseURL: String, maxAvatarBytes: Int,
+        accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, echo: EchoCalls, calls: CallService, publicBaseURL: String, maxAvatarBytes: Int,
         maxUploadBytes: Int,
         health: @escaping @Sendable () async -> Bool
     ) {
@@ -28,6 +31,7 @@ public struct HTTPDependencies: Sendable {
         self.chat = chat
         self.stories = stories
         self.echo = echo
+        self.calls = calls
         self.maxUploadBytes = maxUploadBytes
         self.publicBaseURL = publicBaseURL
         self.maxAvatarBytes = maxAvatarBytes
@@ -62,11 +66,14 @@ public enum ParleyRouter {
         AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: auth))
         FriendRoutes(friends: deps.friends, accounts: deps.accounts, users: users).add(
             friends: router.group("v1/friends").add(middleware: auth), blocks: router.group("v1/blocks").add(middleware: auth))
-        CallRoutes(echo: deps.echo).add(to: router.group("v1/calls").add(middleware: auth))
+        CallRoutes(echo: deps.echo, calls: deps.calls, accounts: deps.accounts, users: users).add(to: router.group("v1/calls").add(middleware: auth))
         StoryRoutes(stories: deps.stories, chat: deps.chat, accounts: deps.accounts, users: users)
             .add(to: router.group("v1/stories").add(middleware: auth))
         ChatRoutes(chat: deps.chat, stories: deps.stories, accounts: deps.accounts, users: users, maxUploadBytes: deps.maxUploadBytes).add(
             dialogs: router.group("v1/dialogs").add(middleware: auth), attachments: router.group("v1/attachments").add(middleware: auth))
+        let adminOnly = AdminTokenMiddleware(token: deps.operations.adminToken)
+        AdminRoutes(operations: deps.operations, accounts: deps.accounts, friends: deps.friends).add(
+            admin: router.group("admin").add(middleware: adminOnly), metrics: router.group("metrics").add(middleware: adminOnly))
         return router
     }
 }

@@ -50,10 +50,15 @@ public final class EventHub: Sendable {
         mailbox.close()
     }
 
-    /// Hands a frame to every connected device of `user`.
-    public func deliver(_ frame: String, to user: UserID) {
+    /// Hands a frame to every connected device of `user` (but `exceptSession`).
+    public func deliver(_ frame: String, to user: UserID, exceptSession: SessionID? = nil) {
         let targets = mailboxes.withLock { Array(($0[user] ?? [:]).values) }
-        for mailbox in targets { mailbox.offer(frame) }
+        for mailbox in targets where mailbox.sessionID != exceptSession { mailbox.offer(frame) }
+    }
+
+    /// Whether any connection of this device is open.
+    public func isConnected(_ session: SessionID, of user: UserID) -> Bool {
+        mailboxes.withLock { ($0[user] ?? [:]).values.contains { $0.sessionID == session } }
     }
 
     /// An event that is not stored (typing): numbered by nobody, lost if nobody listens.

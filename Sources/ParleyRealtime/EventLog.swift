@@ -23,9 +23,13 @@ public final class EventLog: EventPublisher, Sendable {
     }
 
     public func publish(type: String, payload: any Encodable & Sendable, to users: [UserID]) async {
+        await publish(type: type, payload: payload, to: users, exceptSession: nil)
+    }
+
+    public func publish(type: String, payload: any Encodable & Sendable, to users: [UserID], exceptSession: SessionID?) async {
         do {
-            let stored = try await append(type: type, payload: EventFrame.encode(payload), to: users)
-            for event in stored { hub.deliver(event.frame, to: event.userID) }
+            let stored = try await append(type: type, payload: EventFrame.encode(payload), to: users, exceptSession: exceptSession)
+            for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: exceptSession) }
         } catch {
             logger.error("event not stored", metadata: ["type": "\(type)", "error": "\(error)"])
         }
@@ -36,7 +40,7 @@ public final class EventLog: EventPublisher, Sendable {
     }
 
     /// Stores one event per user, each with the next number of that user's sequence.
-    func append(type: String, payload: String, to users: [UserID]) async throws -> [StoredEvent] {
+    func append(type: String, payload: String, to users: [UserID], exceptSession: SessionID? = nil) async throws -> [StoredEvent] {
         let now = clock.now()
         return try await database.transaction { sql in
             var stored: [StoredEvent] = []
@@ -50,10 +54,11 @@ public final class EventLog: EventPublisher, Sendable {
                 } else {
                     try await sql.update("user_event_heads").set("last_seq", to: seq).where("user_id", .equal, user.rawValue).run()
                 }
-                try await sql.insert(into: "user_events").columns("user_id", "seq", "type", "payload", "created_at")
-                    .values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis))
+                try await sql.insert(into: "user_events").columns("user_id", "seq", "type", "payload", "created_at", "except_session")
+                    .values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis),
+                            SQLBind(exceptSession?.rawValue))
                     .run()
-                stored.append(StoredEvent(userID: user, seq: seq, type: type, payload: payload, createdAt: now))
+                stored.append(StoredEvent(userID: user, seq: seq, type: type, payload: payload, createdAt: now, exceptSession: exceptSession))
             }
             return stored
         }
@@ -73,7 +78,7 @@ public final class EventLog: EventPublisher, Sendable {
         let latest = try await latestSeq(of: user)
         if since >= latest { return ([], latest) }
         let rows = try await database.withConnection { sql in
-            try await sql.select().columns("seq", "type", "payload", "created_at").from("user_events")
+            try await sql.select().columns("seq", "type", "payload", "created_at", "except_session").from("user_events")
                 .where("user_id", .equal, user.rawValue).where("seq", .greaterThan, since)
                 .orderBy("seq").limit(limit).all()
         }
@@ -82,7 +87,8 @@ public final class EventLog: EventPublisher, Sendable {
                 userID: user, seq: try row.decode(column: "seq", as: Int64.self),
                 type: try row.decode(column: "type", as: String.self),
                 payload: try row.decode(column: "payload", as: String.self),
-                createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)))
+                createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)),
+                exceptSession: try row.decode(column: "except_session", as: String?.self).map(SessionID.init(rawValue:)))
         }
         if let first = events.first, first.seq > since + 1 { throw RealtimeErrors.historyExpired }
         if events.isEmpty { throw RealtimeErrors.historyExpired }

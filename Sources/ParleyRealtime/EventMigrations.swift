@@ -19,5 +19,9 @@ public enum EventMigrations {
                 .run()
             try await sql.create(index: "user_events_created").on("user_events").column("created_at").run()
         },
+        Migration("events.2") { sql in
+            // An event every device of the user gets but one (answered elsewhere).
+            try await sql.alter(table: "user_events").column("except_session", type: .text).run()
+        },
     ]
 }

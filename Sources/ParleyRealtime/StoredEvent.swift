@@ -9,6 +9,8 @@ public struct StoredEvent: Sendable, Equatable {
     /// The payload: a JSON object, as text.
     public let payload: String
     public let createdAt: Date
+    /// The one device that must not get it, if any.
+    public var exceptSession: SessionID? = nil
 
     /// The wire frame: the payload's fields beside `type` and `seq`.
     public var frame: String { EventFrame.compose(type: type, seq: seq, payload: payload) }

@@ -15,6 +15,8 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         public var connectSeconds: Double?
         public var firstAudioAfter: Double?
         public var firstVideoAfter: Double?
+        public var firstAudioEpoch: Double?
+        public var firstVideoEpoch: Double?
         public var videoSize: [Int]?
         public var remoteIceLite: Bool?
         public var remoteSetup: String?

@@ -214,7 +214,16 @@ async def run(args):
     profile = dtls._ssl.get_selected_srtp_profile().decode()
     window["open"] = True
     t0 = time.monotonic()
-    await asyncio.sleep(args.seconds)
+    if args.from_first_frame:
+        # In a call the other side may join later: count `seconds` from the first frame received.
+        deadline = t0 + args.connect_timeout
+        while not first_at and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        if first_at:
+            t0 = min(first_at.values())
+        await asyncio.sleep(max(0.0, t0 + args.seconds - time.monotonic()))
+    else:
+        await asyncio.sleep(args.seconds)
     window["open"] = False
     result = {
         "type": "result",
@@ -225,6 +234,9 @@ async def run(args):
         "connectSeconds": round(connect_s, 3),
         "firstAudioAfter": round(first_at["audio"] - t0, 3) if "audio" in first_at else None,
         "firstVideoAfter": round(first_at["video"] - t0, 3) if "video" in first_at else None,
+        # Wall-clock times (Unix seconds) of the first decoded frames, to set beside the signalling.
+        "firstAudioEpoch": first_at["audio"] - time.monotonic() + time.time() if "audio" in first_at else None,
+        "firstVideoEpoch": first_at["video"] - time.monotonic() + time.time() if "video" in first_at else None,
         "videoSize": video_size[0],
         "remoteIceLite": "a=ice-lite" in answer,
         "remoteSetup": next((ln[8:] for ln in answer.splitlines() if ln.startswith("a=setup:")), None),
@@ -241,6 +253,8 @@ def main():
                    help="SRTP profiles offered, in order: gcm128, gcm256, cm80 (cm80 alone forces "
                         "AES128_CM_SHA1_80)")
     p.add_argument("--seconds", type=float, default=5.0)
+    p.add_argument("--from-first-frame", action="store_true",
+                   help="open the counting window at the first frame received (for calls, where the peer joins later)")
     p.add_argument("--width", type=int, default=320)
     p.add_argument("--height", type=int, default=240)
     p.add_argument("--connect-timeout", type=float, default=20.0)

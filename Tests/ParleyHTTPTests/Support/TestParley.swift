@@ -38,9 +38,14 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         logger.logLevel = .warning
         let app = ParleyServer.application(config, parts: parts, logger: logger)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try await app.test(setup, body)
-        try? await parts.database.close()
-        return result
+        do {
+            let result = try await app.test(setup, body)
+            try? await parts.database.close()
+            return result
+        } catch {
+            try? await parts.database.close()   // an unclosed SQLite connection traps when released
+            throw error
+        }
     }
 }
 

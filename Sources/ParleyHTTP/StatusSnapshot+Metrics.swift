@@ -1,0 +1,41 @@
+/// The `/metrics` families for a snapshot. Names follow Prometheus conventions: base units
+/// (seconds, bytes), `_total` on counters, `process_*` as the official client libraries name them.
+extension StatusSnapshot {
+    public var metricFamilies: [MetricFamily] {
+        typealias Sample = MetricFamily.Sample
+        typealias Label = MetricFamily.Label
+        let direction = { (value: String) in [Label("direction", value)] }
+        return [
+            MetricFamily("parley_uptime_seconds", help: "Seconds since this server started.", kind: .gauge, value: .real(uptimeSeconds)),
+            MetricFamily("parley_connections", help: "Open realtime WebSocket connections.", kind: .gauge, value: .count(connections)),
+            MetricFamily("parley_online_users", help: "Users with at least one open realtime connection.", kind: .gauge,
+                         value: .count(onlineUsers)),
+            MetricFamily("parley_calls", help: "Calls in progress, by state.", kind: .gauge, samples: [
+                Sample([Label("state", "ringing")], .count(calls.ringing)),
+                Sample([Label("state", "active")], .count(calls.active)),
+            ]),
+            MetricFamily("parley_calls_ended_total", help: "Calls ended since start.", kind: .counter, value: .unsigned(calls.ended)),
+            MetricFamily("parley_relay_legs", help: "Media relay legs open (one per participant's peer connection).", kind: .gauge,
+                         value: .count(relay.legs)),
+            MetricFamily("parley_relay_packets_total", help: "Datagrams through the media relay.", kind: .counter, samples: [
+                Sample(direction("in"), .unsigned(relay.packetsIn)), Sample(direction("out"), .unsigned(relay.packetsOut)),
+            ]),
+            MetricFamily("parley_relay_bytes_total", help: "Bytes through the media relay.", kind: .counter, samples: [
+                Sample(direction("in"), .unsigned(relay.bytesIn)), Sample(direction("out"), .unsigned(relay.bytesOut)),
+            ]),
+            MetricFamily("parley_relay_decrypt_failures_total", help: "SRTP/SRTCP packets that failed authentication or replay checks.",
+                         kind: .counter, value: .unsigned(relay.decryptFailures)),
+            MetricFamily("parley_relay_dropped_total", help: "Datagrams the media relay dropped, by reason.", kind: .counter,
+                         samples: relay.droppedByReason.sorted { $0.key < $1.key }.map { Sample([Label("reason", $0.key)], .unsigned($0.value)) }),
+            MetricFamily("process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.", kind: .counter,
+                         value: .real(process.cpuSeconds)),
+            MetricFamily("process_resident_memory_bytes", help: "Resident memory size in bytes.", kind: .gauge,
+                         value: .unsigned(process.residentBytes)),
+            MetricFamily("parley_database_up", help: "1 when the database answered a trivial query just now, else 0.", kind: .gauge,
+                         samples: [Sample([Label("kind", database.kind)], .integer(database.ok ? 1 : 0))]),
+        ]
+    }
+
+    /// The whole `/metrics` body.
+    public var prometheusText: String { PrometheusText.render(metricFamilies) }
+}
