@@ -3,7 +3,7 @@ import CParleyShim
 
 /// The per-endpoint state OpenSSL's callbacks reach through `SSL_get_ex_data` and `BIO_get_data`:
 /// the datagrams written so far, the fingerprint the client must present, and the timer policy.
-/// Owned by ``DTLSServer``, which frees the `SSL` (and with it the BIOs) before this object.
+/// Owned by ``DTLSEndpoint``, which frees the `SSL` (and with it the BIOs) before this object.
 final class DTLSLink {
     /// Each element is one `BIO_write` from the record layer: one record, sent as one datagram.
     var outgoing: [[UInt8]] = []
