@@ -74,9 +74,11 @@ struct RealtimeSession {
                 let request = try RealtimeCommands.decode(SyncRequest.self, from: bytes)
                 let limit = min(max(request.limit ?? 500, 1), 1000)
                 let page = try await gateway.events.events(of: principal.userID, since: max(request.since, 0), limit: limit)
-                for event in page.events where event.exceptSession != principal.sessionID { mailbox.offer(event.frame) }
+                // Events meant for every device but this one (answered elsewhere) are skipped.
+                let mine = page.events.filter { $0.exceptSession != principal.sessionID }
+                for event in mine { mailbox.offer(event.frame) }
                 let last = page.events.last?.seq ?? page.latest
-                mailbox.offer(ReplyFrame.ok(frame.idJSON, SyncReply(count: page.events.count, latestSeq: page.latest, more: last < page.latest)))
+                mailbox.offer(ReplyFrame.ok(frame.idJSON, SyncReply(count: mine.count, latestSeq: page.latest, more: last < page.latest)))
             default:
                 guard let handler = gateway.commands.handler(for: frame.type) else {
                     throw ParleyError.badRequest("Unknown command \(frame.type)", code: "unknown_command")
