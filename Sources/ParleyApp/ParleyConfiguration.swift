@@ -24,6 +24,8 @@ public struct ParleyConfiguration: Sendable {
     public var maxAudioBytes = 20 << 20
     /// How long per-user events are kept for `sync`.
     public var eventRetentionDays = 7
+    /// Frames a realtime connection may have waiting before it counts as too slow and is closed.
+    public var mailboxCapacity = 1024
     /// The media relay's UDP socket, and the address put in SDP answers.
     public var mediaHost = "0.0.0.0"
     public var mediaPort = 50000
@@ -88,6 +90,7 @@ public struct ParleyConfiguration: Sendable {
         maxVideoBytes = config.int(forKey: "uploads.maxVideoBytes", default: d.maxVideoBytes)
         maxAudioBytes = config.int(forKey: "uploads.maxAudioBytes", default: d.maxAudioBytes)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
+        mailboxCapacity = config.int(forKey: "realtime.mailboxCapacity", default: d.mailboxCapacity)
         adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
         mediaHost = config.string(forKey: "media.host", default: d.mediaHost)

@@ -85,7 +85,8 @@ public enum ParleyServer {
         var commands = RealtimeCommands()
         ChatCommands.register(chat, into: &commands)
         CallCommands.register(calls, into: &commands)
-        let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands, presence: calls)
+        let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands, presence: calls,
+                                      settings: .init(mailboxCapacity: config.mailboxCapacity))
         var dependencies = HTTPDependencies(
             accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })

@@ -41,7 +41,7 @@ public struct RealtimeGateway: Sendable {
     /// The HTTP/1 server with WebSocket upgrade on `path`; everything else goes to the router.
     public func serverBuilder() -> HTTPServerBuilder {
         let gateway = self
-        return .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: settings.maxFrameBytes))) { request, _, logger in
+        return .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: settings.maxFrameBytes))) { request, channel, logger in
             guard let (path, query) = Self.split(request.path), path == Self.path,
                   let token = Self.token(headers: request.headerFields, query: query),
                   let principal = try? await gateway.accounts.authenticate(accessToken: token)
@@ -51,7 +51,7 @@ public struct RealtimeGateway: Sendable {
             let session = RealtimeSession(principal: principal, gateway: gateway, logger: sessionLogger)
             return .upgrade([:]) { inbound, outbound, _ in
                 try await session
-                    .run(inbound: inbound, outbound: outbound)
+                    .run(inbound: inbound, outbound: outbound, channel: channel)
             }
         }
     }

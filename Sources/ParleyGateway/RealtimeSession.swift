@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import NIOWebSocket
 import ParleyAccounts
 import ParleyCore
@@ -13,8 +14,15 @@ struct RealtimeSession {
     let gateway: RealtimeGateway
     let logger: Logger
 
-    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let mailbox = Mailbox(userID: principal.userID, sessionID: principal.sessionID, capacity: gateway.settings.mailboxCapacity)
+        // A device that stopped reading would hold the writer forever: past the mailbox's bound
+        // the connection goes (it reconnects and syncs), and nobody else waits on it.
+        let logger = self.logger
+        mailbox.onOverflow {
+            logger.notice("realtime connection too far behind; closing it")
+            channel.close(promise: nil)
+        }
         gateway.events.hub.attach(mailbox)
         await gateway.presence?.deviceReconnected(principal.sessionID, user: principal.userID)
         defer { gateway.events.hub.detach(mailbox) }

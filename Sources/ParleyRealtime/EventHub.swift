@@ -12,6 +12,7 @@ public final class Mailbox: Sendable {
     private let continuation: AsyncStream<String>.Continuation
     public let frames: AsyncStream<String>
     private let overflowed = Mutex(false)
+    private let overflowAction = Mutex<(@Sendable () -> Void)?>(nil)
 
     public init(userID: UserID, sessionID: SessionID, capacity: Int) {
         self.userID = userID
@@ -19,12 +20,22 @@ public final class Mailbox: Sendable {
         (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(capacity))
     }
 
-    /// Queues a frame; on overflow the mailbox closes and remembers why.
+    /// Queues a frame; on overflow the mailbox closes, remembers why, and runs the overflow action
+    /// (the connection's writer may be stuck behind a peer that stopped reading).
     public func offer(_ frame: String) {
         if case .dropped = continuation.yield(frame) {
-            overflowed.withLock { $0 = true }
+            let first = overflowed.withLock { already in
+                defer { already = true }
+                return !already
+            }
             continuation.finish()
+            if first { overflowAction.withLock { $0 }?() }
         }
+    }
+
+    /// What to do when the mailbox overflows (close the connection).
+    public func onOverflow(_ action: @escaping @Sendable () -> Void) {
+        overflowAction.withLock { $0 = action }
     }
 
     public var didOverflow: Bool { overflowed.withLock { $0 } }

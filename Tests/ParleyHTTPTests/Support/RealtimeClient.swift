@@ -125,7 +125,7 @@ final class RealtimeClient: Sendable {
     enum RealtimeClientError: Error, CustomStringConvertible {
         case noFrame([String])
         var description: String {
-            switch self { case .noFrame(let frames): "no matching frame; received: \(frames)" }
+            switch self { case .noFrame(let frames): "no matching frame; received \(frames.count) others, last: \(frames.suffix(5))" }
         }
     }
 }

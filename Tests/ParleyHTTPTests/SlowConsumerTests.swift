@@ -1,0 +1,54 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOPosix
+import ParleyCore
+import Testing
+
+/// A device that stops reading is closed once it falls too far behind; nobody else waits for it.
+@Suite struct SlowConsumerTests {
+    @Test func aDeviceThatStopsReadingIsClosedAndOthersCarryOn() async throws {
+        let parley = try await TestParley.start { $0.mailboxCapacity = 64 }
+        try await parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
+            let cy = try await client.signUp("Cy", "cy@example.com", outbox: parley.outbox)
+            try await client.befriend(ann, bo)
+            let dialog = try await client.privateDialog(ann, with: bo)
+
+            // Bo's device: a WebSocket upgrade, then it never reads a byte.
+            let stalled = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.autoRead, value: false)
+                .channelOption(.socketOption(.so_rcvbuf), value: 2048)
+                .connect(host: "127.0.0.1", port: client.port!).get()
+            let upgrade = "GET /v1/realtime?token=\(bo.accessToken) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            try await stalled.writeAndFlush(ByteBuffer(string: upgrade)).get()
+            let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            let (cySocket, _) = try await RealtimeClient.connect(port: client.port!, token: cy.accessToken)
+            defer { annSocket.close(); cySocket.close() }
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(parley.parts.events.hub.connectionCount == 3)
+
+            // Ann writes long messages to Bo's stalled device (megabytes: the kernel's socket buffers
+            // take a few first), in batches so that her own replies never pile up past the bound.
+            let text = String(repeating: "x", count: 3900)
+            for batch in 0..<100 {
+                for n in batch * 20..<(batch + 1) * 20 {
+                    annSocket.sendRaw(#"{"id":"t\#(n)","type":"message.send","dialogId":"\#(dialog)","clientMessageId":"c\#(n)","kind":"text","text":"\#(text)"}"#)
+                }
+                let last = "t\((batch + 1) * 20 - 1)"
+                _ = try await annSocket.next(timeout: .seconds(30)) { $0["replyTo"] as? String == last }
+                if !parley.parts.events.hub.isOnline(UserID(rawValue: bo.id)) { break }
+            }
+            for _ in 0..<100 where parley.parts.events.hub.isOnline(UserID(rawValue: bo.id)) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(!parley.parts.events.hub.isOnline(UserID(rawValue: bo.id)), "the stalled device was closed")
+            #expect(try await cySocket.command("ping").ok == true, "others carry on")
+            #expect(try await annSocket.command("ping").ok == true)
+            try? await stalled.close()
+        }
+    }
+}
