@@ -46,6 +46,12 @@ let package = Package(
         .target(name: "ParleySRTP", dependencies: ["CSRTP", "CParleyShim"]),
         .target(name: "ParleyDTLS", dependencies: ["ParleySRTP", "COpenSSL", "CParleyShim"]),
 
+        // Media codecs for the load-test harness and the Swift media client.
+        .systemLibrary(name: "COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+        .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
+        .target(name: "CParleyCodecShim", dependencies: ["COpus", "CVPX"]),
+        .target(name: "ParleyCodecs", dependencies: ["COpus", "CVPX", "CParleyCodecShim"]),
+
         // The media relay: one UDP port, ICE-lite, DTLS-SRTP, SRTP forwarding (SFU for 1:1 calls).
         .target(name: "ParleyRelay", dependencies: [
             "ParleyCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS",
@@ -156,6 +162,7 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ], path: "Tests/ParleyTestSupport"),
         .testTarget(name: "ParleyFilesTests", dependencies: ["ParleyFiles", "ParleyTestSupport"]),
+        .testTarget(name: "ParleyCodecsTests", dependencies: ["ParleyCodecs"]),
         .testTarget(name: "ParleyCallsTests", dependencies: ["ParleyCalls"]),
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
