@@ -34,9 +34,3 @@ public struct DialogSummary: Sendable {
     public let lastMessage: MessageView?
     public let unreadCount: Int
 }
-
-enum WireTime {
-    static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-}

@@ -35,15 +35,7 @@ struct CommandFrame {
 
 /// Replies: `{"replyTo": id, "ok": true, …}` or `{"replyTo": id, "ok": false, "error": {code, message}}`.
 enum ReplyFrame {
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
+    static let encoder = WireTime.jsonEncoder()
 
     static func ok(_ id: String?, _ fields: (any Encodable)?) -> String {
         var text = "{\"replyTo\":\(id ?? "null"),\"ok\":true"

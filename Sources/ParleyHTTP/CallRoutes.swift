@@ -42,7 +42,7 @@ struct CallRoutes {
             let outgoing = call.caller == me
             guard let peer = peers[(outgoing ? call.callee : call.caller).rawValue] else { return nil }
             return CallView(id: call.id.rawValue, peer: peer, direction: outgoing ? "outgoing" : "incoming", media: call.media,
-                            outcome: call.outcome(for: me), startedAt: ISO8601.string(call.startedAt), durationSeconds: call.durationSeconds)
+                            outcome: call.outcome(for: me), startedAt: WireTime.string(call.startedAt), durationSeconds: call.durationSeconds)
         }
         return CallPage(calls: views, nextCursor: page.next)
     }

@@ -177,7 +177,7 @@ struct ChatRoutes {
             id: dialog.id.rawValue, type: dialog.type, name: isPrivate ? other?.name : dialog.name,
             avatarUrl: isPrivate ? other?.avatarUrl : dialog.avatarAttachmentID.map { "\(users.publicBaseURL)/v1/attachments/\($0.rawValue)" },
             members: people, lastMessage: summary.lastMessage, unreadCount: summary.unreadCount,
-            updatedAt: ISO8601.string(dialog.updatedAt))
+            updatedAt: WireTime.string(dialog.updatedAt))
     }
 
     static func dialogID(_ context: ParleyRequestContext) throws -> DialogID {

@@ -95,7 +95,7 @@ struct FriendRoutes {
         let records = Dictionary(uniqueKeysWithValues: try await accounts.users(ids: blocks.map(\.blocked)).map { ($0.id, $0) })
         return BlockList(blocks: blocks.compactMap { block in
             records[block.blocked].map {
-                BlockView(user: users.body($0, viewer: me, relationship: .blocked), blockedAt: ISO8601.string(block.since))
+                BlockView(user: users.body($0, viewer: me, relationship: .blocked), blockedAt: WireTime.string(block.since))
             }
         })
     }
@@ -123,7 +123,7 @@ struct FriendRoutes {
         let byID = Dictionary(uniqueKeysWithValues: people.map { ($0.id, $0) })
         return requests.compactMap { request in
             guard let from = byID[request.from.rawValue], let to = byID[request.to.rawValue] else { return nil }
-            return RequestView(id: request.id.rawValue, from: from, to: to, createdAt: ISO8601.string(request.createdAt))
+            return RequestView(id: request.id.rawValue, from: from, to: to, createdAt: WireTime.string(request.createdAt))
         }
     }
 }

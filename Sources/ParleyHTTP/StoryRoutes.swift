@@ -76,7 +76,7 @@ struct StoryRoutes {
         let views = try await stories.viewers(me, StoryID(rawValue: try context.parameters.require("id")))
         let people = Dictionary(uniqueKeysWithValues: try await users.present(try await accounts.users(ids: views.map(\.viewerID)), to: me).map { ($0.id, $0) })
         return Viewers(viewers: views.compactMap { view in
-            people[view.viewerID.rawValue].map { ViewerBody(user: $0, viewedAt: ISO8601.string(view.viewedAt)) }
+            people[view.viewerID.rawValue].map { ViewerBody(user: $0, viewedAt: WireTime.string(view.viewedAt)) }
         })
     }
 
@@ -95,7 +95,7 @@ struct StoryRoutes {
                 StoryBody(
                     id: story.id.rawValue, owner: owner, title: story.title, kind: story.kind,
                     attachment: attachments[story.attachmentID], durationMs: story.durationMs, viewCount: story.viewCount,
-                    createdAt: ISO8601.string(story.createdAt), expiresAt: ISO8601.string(story.expiresAt),
+                    createdAt: WireTime.string(story.createdAt), expiresAt: WireTime.string(story.expiresAt),
                     viewed: seen.map { $0.contains(story.id) })
             }
         }

@@ -23,7 +23,7 @@ struct UserPresenter: Sendable {
         UserBody(
             id: user.id.rawValue, name: user.name, email: viewer == user.id ? user.email : nil, status: user.status,
             avatarUrl: user.avatarHash.map { "\(publicBaseURL)/v1/avatars/\($0)" },
-            createdAt: ISO8601.string(user.createdAt), relationship: relationship)
+            createdAt: WireTime.string(user.createdAt), relationship: relationship)
     }
 
     /// One user as `viewer` sees them, relationship included.
@@ -36,12 +36,5 @@ struct UserPresenter: Sendable {
     func present(_ users: [UserRecord], to viewer: UserID) async throws -> [UserBody] {
         let map = try await relationships.relationships(of: viewer, to: users.map(\.id).filter { $0 != viewer })
         return users.map { body($0, viewer: viewer, relationship: map[$0.id] ?? .none) }
-    }
-}
-
-/// Times on the wire: ISO 8601, UTC, milliseconds.
-enum ISO8601 {
-    static func string(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

@@ -31,15 +31,7 @@ enum EventFrame {
         return String(decoding: data, as: UTF8.self)
     }
 
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
-        }
-        encoder.outputFormatting = .sortedKeys
-        return encoder
-    }()
+    static let encoder = WireTime.jsonEncoder()
 
     /// Encodes an event payload; anything that is not a JSON object becomes `{}`.
     static func encode(_ payload: any Encodable) -> String {
