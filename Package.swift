@@ -51,6 +51,13 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .target(name: "CParleyCodecShim", dependencies: ["COpus", "CVPX"]),
         .target(name: "ParleyCodecs", dependencies: ["COpus", "CVPX", "CParleyCodecShim"]),
+        // A WebRTC client of our own (ICE controlling, DTLS client, SRTP, real Opus and VP8): the
+        // load test's media client, and the relay tests' exact-packet peer.
+        .target(name: "ParleyMediaClient", dependencies: [
+            "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS", "ParleyCodecs",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ]),
 
         // The media relay: one UDP port, ICE-lite, DTLS-SRTP, SRTP forwarding (SFU for 1:1 calls).
         .target(name: "ParleyRelay", dependencies: [
@@ -151,6 +158,7 @@ let package = Package(
         .testTarget(name: "ParleyDTLSTests", dependencies: ["ParleyDTLS", "ParleySRTP", "COpenSSL", "CParleyShim"]),
         .testTarget(name: "ParleyRelayTests", dependencies: [
             "ParleyRelay", "ParleyTestSupport", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS",
+            "ParleyMediaClient", "ParleyCodecs",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -167,7 +175,7 @@ let package = Package(
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
-            "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyTestSupport",
+            "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         ]),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import ParleyMediaClient
 import ParleyTestSupport
 import Testing
 
@@ -53,6 +54,30 @@ struct EchoCallTests {
             #expect(await parley.parts.relay.counters().legs == 1)
             try await Task.sleep(for: .milliseconds(1500))
             #expect(await parley.parts.relay.counters().legs == 0, "the echo call ended by itself")
+        }
+    }
+}
+
+/// The same echo call from Parley's own media client (real Opus and VP8) through the server.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct MediaClientEchoTests {
+    @Test func theSwiftMediaClientHearsAndSeesItself() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let media = try await MediaClient(configuration: MediaClientConfiguration())
+            let reply = try await client.call(.post, "/v1/calls/echo", json: ["sdp": media.offer], token: ann.accessToken)
+            #expect(reply.status == .created, "\(reply.text)")
+            _ = try await media.connect(answer: try #require(reply["sdp"] as? String))
+            let report = try await media.runCall(for: .seconds(5))
+            #expect(report.received.audioFramesDecoded >= 200, "\(report.received)")
+            #expect(report.received.videoFramesDecoded >= 100, "\(report.received)")
+            #expect(report.received.toneFrequency.map { abs($0 - 440) <= 10 } == true)
+            #expect(report.received.frameNumberRegressions == 0)
+            print("swift media client echo over HTTP: audio \(report.received.audioFramesDecoded), video \(report.received.videoFramesDecoded), tone \(report.received.toneFrequency ?? -1) Hz")
+            media.close()
+            let callID = try #require(reply["callId"] as? String)
+            #expect(try await client.call(.delete, "/v1/calls/echo/\(callID)", token: ann.accessToken).status == .noContent)
         }
     }
 }

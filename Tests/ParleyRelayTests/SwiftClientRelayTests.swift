@@ -1,4 +1,5 @@
 import Foundation
+import ParleyMediaClient
 import ParleyRTP
 import ParleySRTP
 import Testing
@@ -19,10 +20,10 @@ struct SwiftClientRelayTests {
         return try #require(UInt32(line.dropFirst(7).prefix { $0 != " " }))
     }
 
-    func audioPacket(_ client: SwiftMediaClient, _ sequence: UInt16) -> [UInt8] {
-        var builder = RTPPacketBuilder(payloadType: client.audioPayloadType, sequenceNumber: sequence,
-                                       timestamp: UInt32(sequence) * 960, ssrc: client.audioSSRC)
-        builder.extensions = [(id: 1, value: Array(client.mids.audio.utf8))]
+    func audioPacket(_ client: MediaClient, _ sequence: UInt16) -> [UInt8] {
+        var builder = RTPPacketBuilder(payloadType: client.local.audioPayloadType, sequenceNumber: sequence,
+                                       timestamp: UInt32(sequence) * 960, ssrc: client.local.audioSSRC)
+        builder.extensions = [(id: 1, value: Array(client.local.mids.audio.utf8))]
         builder.payload = (0..<60).map { UInt8(truncatingIfNeeded: Int(sequence) &+ $0) }
         return builder.build()
     }
@@ -31,7 +32,7 @@ struct SwiftClientRelayTests {
           arguments: [[SRTPProfile.aeadAES128GCM], [SRTPProfile.aes128CMHMACSHA1_80]])
     func echo(profiles: [SRTPProfile]) async throws {
         let relay = try await startRelay()
-        let client = try await SwiftMediaClient(srtpProfiles: profiles)
+        let client = try await MediaClient(configuration: MediaClientConfiguration(srtpProfiles: profiles))
         let (leg, answer) = try await relay.createLeg(offer: client.offer, owner: "echo")
         try await relay.echo(leg)
         #expect(try await client.connect(answer: answer) == profiles[0])
@@ -40,7 +41,7 @@ struct SwiftClientRelayTests {
 
         let sent = (1000..<1100).map { audioPacket(client, UInt16($0)) }
         for packet in sent { client.send(packet) }
-        client.send(RTCPBuilder.pictureLossIndication(senderSSRC: client.videoSSRC, mediaSSRC: relayVideo), rtcp: true)
+        client.send(RTCPBuilder.pictureLossIndication(senderSSRC: client.local.videoSSRC, mediaSSRC: relayVideo), rtcp: true)
         let received = await client.receive(for: .seconds(5), rtpCount: sent.count)
             + (await client.receive(for: .milliseconds(300)))   // and the PLI sent after them
 
@@ -53,7 +54,7 @@ struct SwiftClientRelayTests {
             #expect(echoed == expected)
         }
         let rtcp = try received.filter(\.isRTCP).flatMap { try RTCPPacket.parseCompound($0.bytes).get() }
-        #expect(rtcp.contains(.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: relayVideo, mediaSSRC: client.videoSSRC))),
+        #expect(rtcp.contains(.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: relayVideo, mediaSSRC: client.local.videoSSRC))),
                 "\(rtcp)")
         let stats = try #require(await relay.stats(for: leg))
         #expect(stats.audio?.received == 100 && stats.audio?.cumulativeLost == 0)
@@ -63,8 +64,10 @@ struct SwiftClientRelayTests {
     @Test("a pair with different payload types, mids and SRTP profiles; key frames are requested on pairing")
     func pair() async throws {
         let relay = try await startRelay()
-        let alice = try await SwiftMediaClient(srtpProfiles: [.aeadAES128GCM], audioPayloadType: 111, mids: ("0", "1"))
-        let bob = try await SwiftMediaClient(srtpProfiles: [.aes128CMHMACSHA1_80], audioPayloadType: 109, mids: ("a", "v"))
+        let alice = try await MediaClient(configuration: MediaClientConfiguration(
+            srtpProfiles: [.aeadAES128GCM], audioPayloadType: 111, mids: ("0", "1")))
+        let bob = try await MediaClient(configuration: MediaClientConfiguration(
+            srtpProfiles: [.aes128CMHMACSHA1_80], audioPayloadType: 109, mids: ("a", "v")))
         let (a, answerA) = try await relay.createLeg(offer: alice.offer, owner: "call")
         let (b, answerB) = try await relay.createLeg(offer: bob.offer, owner: "call")
         try await alice.connect(answer: answerA)
@@ -73,7 +76,7 @@ struct SwiftClientRelayTests {
 
         // Pairing asks both clients for a key frame (RFC 4585 §6.3.1 PLI about their own video).
         let aliceAtPairing = try (await alice.receive(for: .milliseconds(200))).flatMap { try RTCPPacket.parseCompound($0.bytes).get() }
-        #expect(aliceAtPairing.contains { if case .pictureLossIndication(let pli) = $0 { pli.mediaSSRC == alice.videoSSRC } else { false } })
+        #expect(aliceAtPairing.contains { if case .pictureLossIndication(let pli) = $0 { pli.mediaSSRC == alice.local.videoSSRC } else { false } })
 
         for sequence in 0..<50 { alice.send(audioPacket(alice, UInt16(sequence))) }
         let atBob = await bob.receive(for: .seconds(5), rtpCount: 50).filter { !$0.isRTCP }

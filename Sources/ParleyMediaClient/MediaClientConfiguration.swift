@@ -1,0 +1,53 @@
+import ParleySRTP
+
+/// What a ``MediaClient`` offers and sends: its SRTP profiles, payload types, mids and the media
+/// it generates. The defaults match what Chrome offers for Opus and VP8.
+public struct MediaClientConfiguration: Sendable {
+    /// SRTP protection profiles for `use_srtp`, in preference order (RFC 5764 §4.1.1).
+    public var srtpProfiles: [SRTPProfile]
+    /// Dynamic payload type for `opus/48000/2` (RFC 7587).
+    public var audioPayloadType: UInt8
+    /// Dynamic payload type for `VP8/90000` (RFC 7741); the next one is offered as its RTX.
+    public var videoPayloadType: UInt8
+    /// BUNDLE mids of the audio and video sections (RFC 8843).
+    public var mids: (audio: String, video: String)
+    /// The RFC 8285 one-byte extension id carrying the mid (`urn:ietf:params:rtp-hdrext:sdes:mid`).
+    public var midExtensionID: UInt8
+    /// Frequency of the tone sent as audio, in Hz.
+    public var toneFrequency: Double
+    /// Size of the `MovingPattern` video: at least 256×64, even.
+    public var videoWidth: Int
+    public var videoHeight: Int
+    /// Video frame rate; the RTP clock advances 90 000 / fps per frame.
+    public var framesPerSecond: Int
+    /// VP8 target bitrate in kbit/s.
+    public var videoBitrateKbps: Int
+    /// Largest RTP packet before SRTP (header + extension + payload), in bytes.
+    public var maxRTPPacketSize: Int
+    /// Local address to bind the UDP socket to.
+    public var bindHost: String
+    /// CNAME in the offer's `a=ssrc` lines (RFC 7022).
+    public var cname: String
+
+    public init(
+        srtpProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMHMACSHA1_80], audioPayloadType: UInt8 = 111,
+        videoPayloadType: UInt8 = 96, mids: (audio: String, video: String) = ("0", "1"), midExtensionID: UInt8 = 1,
+        toneFrequency: Double = 440, videoWidth: Int = 320, videoHeight: Int = 240, framesPerSecond: Int = 30,
+        videoBitrateKbps: Int = 300, maxRTPPacketSize: Int = 1_200, bindHost: String = "127.0.0.1",
+        cname: String = "parley-media-client"
+    ) {
+        self.srtpProfiles = srtpProfiles
+        self.audioPayloadType = audioPayloadType
+        self.videoPayloadType = videoPayloadType
+        self.mids = mids
+        self.midExtensionID = midExtensionID
+        self.toneFrequency = toneFrequency
+        self.videoWidth = videoWidth
+        self.videoHeight = videoHeight
+        self.framesPerSecond = framesPerSecond
+        self.videoBitrateKbps = videoBitrateKbps
+        self.maxRTPPacketSize = maxRTPPacketSize
+        self.bindHost = bindHost
+        self.cname = cname
+    }
+}

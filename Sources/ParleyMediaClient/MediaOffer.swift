@@ -1,0 +1,64 @@
+/// The local half of a call: the ids a ``MediaClient`` puts in its offer and stamps on its RTP.
+public struct MediaOffer: Sendable {
+    public let audioSSRC: UInt32
+    public let videoSSRC: UInt32
+    public let audioPayloadType: UInt8
+    public let videoPayloadType: UInt8
+    public let mids: (audio: String, video: String)
+    public let midExtensionID: UInt8
+    /// ICE credentials (RFC 8445 §5.3).
+    public let ufrag: String
+    public let password: String
+    /// `sha-256 AB:CD:…`, the DTLS certificate's fingerprint (RFC 8122 §5).
+    public let fingerprint: String
+    public let cname: String
+
+    init(configuration: MediaClientConfiguration, fingerprint: String) {
+        audioSSRC = UInt32.random(in: 1...UInt32.max)
+        var video = UInt32.random(in: 1...UInt32.max)
+        while video == audioSSRC { video = UInt32.random(in: 1...UInt32.max) }
+        videoSSRC = video
+        audioPayloadType = configuration.audioPayloadType
+        videoPayloadType = configuration.videoPayloadType
+        mids = configuration.mids
+        midExtensionID = configuration.midExtensionID
+        ufrag = RandomICEString.make(length: 8)
+        password = RandomICEString.make(length: 24)
+        self.fingerprint = fingerprint
+        cname = configuration.cname
+    }
+
+    /// A BUNDLE offer like a browser's (RFC 8829 §5.2): Opus, and VP8 with an RTX format the
+    /// answerer may leave out; rtcp-mux, the mid extension, `a=setup:actpass` (RFC 5763 §5), one
+    /// host candidate at `host:port`.
+    public func sdp(host: String, port: Int) -> String {
+        let header = "v=0\r\no=- \(UInt32.random(in: 1...UInt32.max)) 1 IN IP4 \(host)\r\ns=-\r\nt=0 0\r\n"
+            + "a=group:BUNDLE \(mids.audio) \(mids.video)\r\n"
+        return header
+            + section(kind: "audio", payloadType: audioPayloadType, codec: "opus/48000/2", mid: mids.audio,
+                      ssrc: audioSSRC, host: host, port: port, extra: "")
+            + section(kind: "video", payloadType: videoPayloadType, codec: "VP8/90000", mid: mids.video,
+                      ssrc: videoSSRC, host: host, port: port,
+                      extra: "a=rtcp-fb:\(videoPayloadType) nack pli\r\na=rtcp-fb:\(videoPayloadType) ccm fir\r\n"
+                          + "a=rtpmap:\(videoPayloadType &+ 1) rtx/90000\r\na=fmtp:\(videoPayloadType &+ 1) apt=\(videoPayloadType)\r\n")
+    }
+
+    private func section(kind: String, payloadType: UInt8, codec: String, mid: String, ssrc: UInt32,
+                         host: String, port: Int, extra: String) -> String {
+        let formats = kind == "video" ? "\(payloadType) \(payloadType &+ 1)" : "\(payloadType)"
+        return "m=\(kind) \(port) UDP/TLS/RTP/SAVPF \(formats)\r\n"
+            + "c=IN IP4 \(host)\r\n"
+            + "a=mid:\(mid)\r\n"
+            + "a=sendrecv\r\n"
+            + "a=rtcp-mux\r\n"
+            + "a=extmap:\(midExtensionID) urn:ietf:params:rtp-hdrext:sdes:mid\r\n"
+            + "a=ice-ufrag:\(ufrag)\r\n"
+            + "a=ice-pwd:\(password)\r\n"
+            + "a=fingerprint:\(fingerprint)\r\n"
+            + "a=setup:actpass\r\n"
+            + "a=rtpmap:\(payloadType) \(codec)\r\n"
+            + extra
+            + "a=ssrc:\(ssrc) cname:\(cname)\r\n"
+            + "a=candidate:1 1 udp 2130706431 \(host) \(port) typ host\r\n"
+    }
+}

@@ -1,0 +1,41 @@
+/// What a ``MediaReceiver`` got back, decoded and checked.
+public struct MediaReceiverStatistics: Sendable, Equatable {
+    public var audioPackets = 0
+    public var videoPackets = 0
+    public var rtcpPackets = 0
+    /// Opus packets decoded into 20 ms of PCM.
+    public var audioFramesDecoded = 0
+    /// VP8 frames decoded into pictures.
+    public var videoFramesDecoded = 0
+    public var keyFramesDecoded = 0
+    /// Time from the receiver's start to the first decoded frame of each kind.
+    public var firstAudioFrameAfter: Duration?
+    public var firstVideoFrameAfter: Duration?
+    /// Sequence-number gaps (RFC 3550 §A.3): audio counted here, video by the depacketizer.
+    public var audioPacketsLost = 0
+    public var videoPacketsLost = 0
+    /// The tone heard in the last full second of decoded audio, and how many seconds were
+    /// measured and how many were more than 10 Hz off the expected frequency.
+    public var toneFrequency: Double?
+    public var toneWindows = 0
+    public var toneWindowsOff = 0
+    /// `MovingPattern` frame numbers read from decoded pictures: the last one, how many went
+    /// backwards or repeated, and how many pictures carried no readable number.
+    public var lastFrameNumber: UInt16?
+    public var frameNumberRegressions = 0
+    public var unreadableFrameNumbers = 0
+    /// PLIs sent because the depacketizer needed a key frame (RFC 4585 §6.3.1).
+    public var pictureLossIndicationsSent = 0
+    /// Drops, by reason.
+    public var srtpFailures = 0
+    public var malformedPackets = 0
+    public var unknownPayloadTypes = 0
+    public var audioOutOfOrder = 0
+    public var opusDecodeFailures = 0
+    public var vp8PayloadsDropped = 0
+    public var vp8DecodeFailures = 0
+    /// Delta frames skipped while waiting for a key frame.
+    public var framesAwaitingKeyFrame = 0
+
+    public init() {}
+}

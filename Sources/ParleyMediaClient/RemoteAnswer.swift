@@ -1,0 +1,50 @@
+import ParleyDTLS
+import ParleySDP
+
+/// What a ``MediaClient`` needs from the answer: where and how to reach the peer (ICE
+/// credentials, the first host candidate, the DTLS fingerprint) and its payload types and SSRCs.
+public struct RemoteAnswer: Sendable {
+    public let iceUfrag: String
+    public let icePassword: String
+    public let fingerprint: DTLSFingerprint
+    public let host: String
+    public let port: Int
+    /// Payload types the answer kept for audio and video (the first format of each section).
+    public let audioPayloadType: UInt8?
+    public let videoPayloadType: UInt8?
+    /// The SSRCs the answerer will send from, per its `a=ssrc` lines (RFC 5576), if any.
+    public let audioSSRC: UInt32?
+    public let videoSSRC: UInt32?
+
+    /// Parses an answer to `offer`; sections are matched by mid.
+    public init(sdp: String, offer: MediaOffer) throws(MediaClientError) {
+        let session: SessionDescription
+        do { session = try SessionDescription(parsing: sdp) } catch { throw .badAnswer("unparseable: \(error)") }
+        guard let media = session.media.first(where: { $0.port != 0 }) else { throw .badAnswer("no accepted section") }
+        guard let ufrag = media.iceUfrag ?? session.iceUfrag, let password = media.icePwd ?? session.icePwd else {
+            throw .badAnswer("no ICE credentials")
+        }
+        let fingerprints = media.fingerprints.isEmpty ? session.fingerprints : media.fingerprints
+        guard let fingerprint = fingerprints.lazy.compactMap({ DTLSFingerprint(sdp: $0.attributeValue) }).first else {
+            throw .badAnswer("no usable a=fingerprint")
+        }
+        guard let candidate = media.attributes.lazy.filter({ $0.name == "candidate" })
+            .compactMap({ $0.value.flatMap(SDPCandidate.init) }).first(where: { $0.component == 1 })
+        else { throw .badAnswer("no candidate") }
+        iceUfrag = ufrag
+        icePassword = password
+        self.fingerprint = fingerprint
+        host = candidate.address
+        port = candidate.port
+        let audio = session.media.first { $0.mid == offer.mids.audio && $0.port != 0 }
+        let video = session.media.first { $0.mid == offer.mids.video && $0.port != 0 }
+        audioPayloadType = audio?.payloadTypes.first
+        videoPayloadType = video?.payloadTypes.first
+        audioSSRC = audio.flatMap(Self.firstSSRC)
+        videoSSRC = video.flatMap(Self.firstSSRC)
+    }
+
+    private static func firstSSRC(_ media: MediaDescription) -> UInt32? {
+        media.attributes.lazy.filter { $0.name == "ssrc" }.compactMap { $0.value.flatMap(SDPSSRCAttribute.init)?.ssrc }.first
+    }
+}
