@@ -30,6 +30,8 @@ public struct ParleyConfiguration: Sendable {
     public var mediaHost = "0.0.0.0"
     public var mediaPort = 50000
     public var mediaAnnouncedAddress = "127.0.0.1"
+    /// A leg with no valid STUN for this long is dead (RFC 7675 consent), and its call `connection_lost`.
+    public var mediaConsentSeconds = 30
     /// An echo test call ends by itself after this long.
     public var echoCallSeconds = 60
     /// An unanswered call ends `no_answer` after this long.
@@ -97,6 +99,7 @@ public struct ParleyConfiguration: Sendable {
         mediaPort = config.int(forKey: "media.port", default: d.mediaPort)
         mediaAnnouncedAddress = config.string(forKey: "media.announcedAddress", default: d.mediaAnnouncedAddress)
         echoCallSeconds = config.int(forKey: "calls.echoSeconds", default: d.echoCallSeconds)
+        mediaConsentSeconds = config.int(forKey: "media.consentSeconds", default: d.mediaConsentSeconds)
         ringSeconds = config.int(forKey: "calls.ringSeconds", default: d.ringSeconds)
         reconnectGraceSeconds = config.int(forKey: "calls.reconnectGraceSeconds", default: d.reconnectGraceSeconds)
         mail.transport = config.string(forKey: "mail.transport", default: d.mail.transport)

@@ -75,7 +75,8 @@ public enum ParleyServer {
                                    clock: clock, logger: logger)
         let relay = try await MediaRelay.start(
             configuration: RelayConfiguration(host: config.mediaHost, port: config.mediaPort,
-                                              announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress),
+                                              announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress,
+                                              consentTimeout: .seconds(config.mediaConsentSeconds)),
             logger: logger)
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)
         let calls = CallService(

@@ -167,4 +167,20 @@ import Testing
             #expect(ended["reason"] as? String == "connection_lost")
         }
     }
+
+    @Test func aCallWhoseMediaNeverArrivesIsLost() async throws {
+        let parley = try await TestParley.start { $0.mediaConsentSeconds = 1 }
+        try await parley.test(.live) { client in
+            let scene = try await Self.scene(parley, client)
+            defer { scene.close() }
+            // The offer's client never runs ICE: its leg is dead once consent lapses.
+            let id = try #require(try await Self.invite(scene.annSocket, scene.bo)["callId"] as? String)
+            for socket in [scene.annSocket, scene.boSocket] {
+                let ended = try await socket.next(timeout: .seconds(10)) { $0.type == "call.ended" }
+                #expect(ended["callId"] as? String == id)
+                #expect(ended["reason"] as? String == "connection_lost")
+            }
+            #expect(await parley.parts.relay.counters().legs == 0)
+        }
+    }
 }
