@@ -104,7 +104,14 @@ public struct LegMedia: Sendable, Hashable {
     /// Whether `ssrc` is the primary SSRC already known for `kind`.
     @inline(__always)
     public func isPrimary(_ ssrc: UInt32, for kind: RelayMediaKind) -> Bool {
-        self[kind]?.remotePrimarySSRC == ssrc
+        // Read through the stored sections, not `self[kind]`: no section copy per packet.
+        (kind == .audio ? audio?.remoteSSRCs.first : video?.remoteSSRCs.first) == ssrc
+    }
+
+    /// The RTP clock rate negotiated for `kind` (read per packet for jitter).
+    @inline(__always)
+    public func clockRate(of kind: RelayMediaKind) -> Int? {
+        kind == .audio ? audio?.clockRate : video?.clockRate
     }
 
     /// Makes `ssrc` the client's primary SSRC for `kind` (learned from its RTP, for offers without

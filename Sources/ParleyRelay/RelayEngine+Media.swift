@@ -34,9 +34,11 @@ extension RelayEngine {
         leg.bytesIn &+= UInt64(bytes.count)
         let packet = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<length])
 
+        // The plan is used in place (`leg.plan?.…`): binding it to a local would copy the struct
+        // and retain its tables on every packet.
         if isRTCP {
-            guard let target = leg.target, let plan = leg.plan else { return drop(.noTarget) }
-            guard plan.rewriteRTCP(packet) else { return drop(.malformedRTCP) }
+            guard let target = leg.target, let rewritten = leg.plan?.rewriteRTCP(packet) else { return drop(.noTarget) }
+            guard rewritten else { return drop(.malformedRTCP) }
             forward(length: length, to: target, isRTCP: true)
             return
         }
@@ -50,14 +52,16 @@ extension RelayEngine {
             leg.media.learnRemoteSSRC(header.ssrc, for: kind)
             rebuildPlans(leg)
         }
-        if let section = leg.media[kind] {
+        if let clockRate = leg.media.clockRate(of: kind) {
             let micros = now.uptimeNanoseconds / 1000
-            let arrival = UInt32(truncatingIfNeeded: micros &* UInt64(section.clockRate) / 1_000_000)
+            let arrival = UInt32(truncatingIfNeeded: micros &* UInt64(clockRate) / 1_000_000)
             leg.reception[kind.rawValue].record(ssrc: header.ssrc, sequence: header.sequenceNumber,
                                                 timestamp: header.timestamp, arrival: arrival)
         }
-        guard let target = leg.target, let plan = leg.plan else { return drop(.noTarget) }
-        switch plan.rewriteRTP(packet, header: header, kind: kind) {
+        guard let target = leg.target, let outcome = leg.plan?.rewriteRTP(packet, header: header, kind: kind) else {
+            return drop(.noTarget)
+        }
+        switch outcome {
         case .forward:
             forward(length: length, to: target, isRTCP: false)
         case .drop(let reason):
