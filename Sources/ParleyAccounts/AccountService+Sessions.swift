@@ -33,14 +33,21 @@ extension AccountService {
         }
         failedLoginsPerAccount.reset(accountKey)
         guard user.isVerified else { throw AccountErrors.emailNotVerified }
+        let grant = try await openSession(user: user, deviceName: deviceName)
+        logger.info("logged in", metadata: ["user": "\(user.id)", "session": "\(grant.sessionID)"])
+        return grant
+    }
 
+    /// A new session for a user already known to be who they say: a device, a refresh token, an
+    /// access token.
+    func openSession(user: UserRecord, deviceName: String?) async throws -> SessionGrant {
+        let now = clock.now()
         let session = SessionRecord(
             id: .generate(), userID: user.id, deviceName: Self.cleanDeviceName(deviceName), createdAt: now)
         let refresh = SecretToken.generate()
         try await store.createSession(session, refreshToken: RefreshTokenRecord(
             digest: refresh.digest, sessionID: session.id, issuedAt: now,
             expiresAt: now.addingTimeInterval(settings.refreshTokenLifetime)))
-        logger.info("logged in", metadata: ["user": "\(user.id)", "session": "\(session.id)"])
         return try await grant(user: user, session: session.id, refresh: refresh)
     }
 

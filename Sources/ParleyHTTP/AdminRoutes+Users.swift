@@ -6,7 +6,8 @@ import ParleyFriends
 /// `POST /admin/users`: many verified accounts at once, for load runs and for operators
 /// seeding a test installation. Either numbered accounts sharing one password
 /// (`{count, namePrefix?, emailDomain?, password, befriend?}`) or a list
-/// (`{users:[{name, email, password}], befriend?}`); 201 `{users:[{id, email}]}` in the order asked.
+/// (`{users:[{name, email, password}], befriend?}`); 201 `{users:[{id, email}]}` in the order asked,
+/// with `accessToken`, `refreshToken` and `expiresIn` per account when `sessions` is true.
 extension AdminRoutes {
     struct SeedBody: Decodable {
         let count: Int?
@@ -15,6 +16,8 @@ extension AdminRoutes {
         let password: String?
         let befriend: String?
         let users: [Entry]?
+        /// Also open a session per account and return its tokens (saves a login per account).
+        let sessions: Bool?
 
         struct Entry: Decodable {
             let name: String
@@ -33,7 +36,13 @@ extension AdminRoutes {
     }
 
     struct Created: ResponseEncodable {
-        struct User: Encodable { let id: String; let email: String }
+        struct User: Encodable {
+            let id: String
+            let email: String
+            var accessToken: String?
+            var refreshToken: String?
+            var expiresIn: Int?
+        }
         let users: [User]
     }
 
@@ -51,7 +60,16 @@ extension AdminRoutes {
         let created = try await accounts.createVerifiedUsers(wanted)
         try await befriendNew(created.map(\.id), befriend)
         context.logger.notice("admin created users", metadata: ["count": "\(created.count)", "befriend": "\(befriend.rawValue)"])
-        return try Created(users: created.map { .init(id: $0.id.rawValue, email: $0.email) })
+        var users = created.map { Created.User(id: $0.id.rawValue, email: $0.email) }
+        if body.sessions == true {
+            let grants = try await accounts.openSeededSessions(for: created, deviceName: "seeded")
+            for (index, grant) in grants.enumerated() {
+                users[index].accessToken = grant.accessToken
+                users[index].refreshToken = grant.refreshToken
+                users[index].expiresIn = grant.expiresIn
+            }
+        }
+        return try Created(users: users)
             .response(from: request, context: context).with(status: .created)
     }
 

@@ -172,6 +172,31 @@ import Testing
         }
     }
 
+    @Test func seededUsersCanComeSignedIn() async throws {
+        let parley = try await Self.start()
+        try await parley.test(.router) { client in
+            let reply = try await client.call(.post, "/admin/users", json: [
+                "count": 4, "namePrefix": "run", "password": "correct horse", "befriend": "pairs", "sessions": true,
+            ], token: Self.adminToken)
+            #expect(reply.status == .created, "\(reply.text)")
+            let users = try #require(reply["users"] as? [[String: any Sendable]])
+            #expect(users.count == 4)
+            for user in users {
+                let token = try #require(user["accessToken"] as? String)
+                #expect(user["refreshToken"] is String)
+                #expect(user["expiresIn"] as? Int == 900)
+                let me = try await client.call(.get, "/v1/me", token: token)
+                #expect(me.user["id"] as? String == user["id"] as? String)
+            }
+            // Without `sessions`, no tokens are handed out.
+            let plain = try await client.call(.post, "/admin/users", json: [
+                "count": 1, "namePrefix": "plain", "password": "correct horse",
+            ], token: Self.adminToken)
+            let only = try #require((plain["users"] as? [[String: any Sendable]])?.first)
+            #expect(only["accessToken"] == nil)
+        }
+    }
+
     @Test func listedUsersKeepTheirOwnPasswordsAndCanAllBeFriends() async throws {
         let parley = try await Self.start()
         try await parley.test(.router) { client in
