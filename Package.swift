@@ -26,6 +26,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // Shared vocabulary: typed ids, the error every edge turns into `{"error":{code,message}}`, clocks.
@@ -148,9 +149,20 @@ let package = Package(
             "ParleyApp",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The load-test harness: calls with real Opus and VP8 (ParleyMediaClient) and chat, driven
+        // through a running Parley's gateway, relay and admin routes.
+        .target(name: "ParleyLoadTest", dependencies: [
+            "ParleyMediaClient",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], path: "loadtest/Sources/ParleyLoadTest"),
         .executableTarget(name: "parley-loadtest", dependencies: [
+            "ParleyLoadTest",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/parley-loadtest"),
+        .testTarget(name: "ParleyLoadTestTests", dependencies: ["ParleyLoadTest"], path: "loadtest/Tests/ParleyLoadTestTests"),
 
         .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"]),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),

@@ -8,3 +8,6 @@ export PARLEY_TEST_PYTHON="$PWD/.venv/bin/python"
 .venv/bin/python scripts/check-openapi.py   # docs/openapi.yaml is valid and lists exactly the routes served
 swift build --build-tests
 swift test --skip-build "$@"
+# The load-test harness against the built server: a few calls and a little chat (skipped when
+# only some tests were asked for).
+if [ $# -eq 0 ]; then scripts/loadtest-smoke.sh .build/debug; fi

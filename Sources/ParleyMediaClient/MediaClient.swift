@@ -47,6 +47,14 @@ public final class MediaClient {
     private var receiver: MediaReceiver?
 
     public init(configuration: MediaClientConfiguration = MediaClientConfiguration()) async throws(MediaClientError) {
+        if let shared = configuration.sharedMedia, !shared.matches(configuration) {
+            throw .setup("shared media made for another tone, video size or frame rate")
+        }
+        let absID = configuration.absSendTimeExtensionID
+        guard absID <= 14, absID == 0 || absID != configuration.midExtensionID else {
+            throw .setup("abs-send-time extension id \(absID): needs 1…14 and not the mid's (RFC 8285 §4.2)")
+        }
+        _ = AbsSendTime.epoch  // start the shared clock before any packet is stamped
         self.configuration = configuration
         do { context = try DTLSContext(srtpProfiles: configuration.srtpProfiles, role: .client) } catch {
             throw .setup("DTLS context: \(error)")
@@ -100,7 +108,9 @@ public final class MediaClient {
     }
 
     /// Sends and receives media for `duration`: the tone and moving pattern out, and whatever
-    /// comes back decoded and checked. May be called again to continue the same streams.
+    /// comes back decoded and checked. May be called again to continue the same streams: the
+    /// report's counters, histogram and jitter are cumulative over every call, so a harness can
+    /// run a call in slices and difference the reports.
     /// Throws only before any media flows: when not connected or a codec cannot be opened.
     public func runCall(for duration: Duration) async throws(MediaClientError) -> CallReport {
         guard let transport, let remote else { throw .setup("not connected") }
@@ -111,9 +121,10 @@ public final class MediaClient {
         let deadline = now + duration
         var nextConsent = now + .seconds(5)
         sender.sendDue(now: now, transport: transport, link: link)
-        while let event = await link.next() {
+        // Every event taken from the link is handled, even one that comes after the deadline:
+        // dropping it would lose a packet between slices.
+        while ContinuousClock.now < deadline, let event = await link.next() {
             let now = ContinuousClock.now
-            if now >= deadline { break }
             switch event {
             case .tick:
                 sender.sendDue(now: now, transport: transport, link: link)
@@ -133,7 +144,8 @@ public final class MediaClient {
         return try MediaReceiver(
             audioPayloadType: remote.audioPayloadType ?? local.audioPayloadType,
             videoPayloadType: remote.videoPayloadType ?? local.videoPayloadType,
-            expectedTone: configuration.toneFrequency, start: start
+            expectedTone: configuration.toneFrequency, start: start, library: configuration.sharedMedia,
+            decodes: configuration.decodesMedia, absSendTimeExtensionID: remote.absSendTimeExtensionID
         ) { [unowned transport] mediaSSRC in
             // RFC 4585 §6.3.1: sender SSRC ours, media SSRC the stream that needs a key frame.
             transport.send(RTCPBuilder.pictureLossIndication(senderSSRC: localVideo, mediaSSRC: mediaSSRC),

@@ -28,13 +28,24 @@ public struct MediaClientConfiguration: Sendable {
     public var bindHost: String
     /// CNAME in the offer's `a=ssrc` lines (RFC 7022).
     public var cname: String
+    /// Media encoded once and replayed by every client that shares it, instead of running libopus
+    /// and libvpx per client; receivers then also check each frame byte for byte against it.
+    /// Nil encodes live. Must be built from a configuration with the same tone, size and rate.
+    public var sharedMedia: PreEncodedMedia?
+    /// Whether received media is decoded (libopus, libvpx) and the tone and frame numbers
+    /// checked. Without it no decoder is created; with ``sharedMedia`` frames are still verified.
+    public var decodesMedia: Bool
+    /// The RFC 8285 one-byte extension id offered for abs-send-time (1…14), which each RTP
+    /// packet then carries for one-way latency; 0 offers and sends none.
+    public var absSendTimeExtensionID: UInt8
 
     public init(
         srtpProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMHMACSHA1_80], audioPayloadType: UInt8 = 111,
         videoPayloadType: UInt8 = 96, mids: (audio: String, video: String) = ("0", "1"), midExtensionID: UInt8 = 1,
         toneFrequency: Double = 440, videoWidth: Int = 320, videoHeight: Int = 240, framesPerSecond: Int = 30,
         videoBitrateKbps: Int = 300, maxRTPPacketSize: Int = 1_200, bindHost: String = "127.0.0.1",
-        cname: String = "parley-media-client"
+        cname: String = "parley-media-client", sharedMedia: PreEncodedMedia? = nil, decodesMedia: Bool = true,
+        absSendTimeExtensionID: UInt8 = 3
     ) {
         self.srtpProfiles = srtpProfiles
         self.audioPayloadType = audioPayloadType
@@ -49,5 +60,8 @@ public struct MediaClientConfiguration: Sendable {
         self.maxRTPPacketSize = maxRTPPacketSize
         self.bindHost = bindHost
         self.cname = cname
+        self.sharedMedia = sharedMedia
+        self.decodesMedia = decodesMedia
+        self.absSendTimeExtensionID = absSendTimeExtensionID
     }
 }

@@ -6,6 +6,8 @@ public struct MediaOffer: Sendable {
     public let videoPayloadType: UInt8
     public let mids: (audio: String, video: String)
     public let midExtensionID: UInt8
+    /// The abs-send-time extension id, or 0 when not offered.
+    public let absSendTimeExtensionID: UInt8
     /// ICE credentials (RFC 8445 §5.3).
     public let ufrag: String
     public let password: String
@@ -22,6 +24,7 @@ public struct MediaOffer: Sendable {
         videoPayloadType = configuration.videoPayloadType
         mids = configuration.mids
         midExtensionID = configuration.midExtensionID
+        absSendTimeExtensionID = configuration.absSendTimeExtensionID
         ufrag = RandomICEString.make(length: 8)
         password = RandomICEString.make(length: 24)
         self.fingerprint = fingerprint
@@ -29,8 +32,8 @@ public struct MediaOffer: Sendable {
     }
 
     /// A BUNDLE offer like a browser's (RFC 8829 §5.2): Opus, and VP8 with an RTX format the
-    /// answerer may leave out; rtcp-mux, the mid extension, `a=setup:actpass` (RFC 5763 §5), one
-    /// host candidate at `host:port`.
+    /// answerer may leave out; rtcp-mux, the mid and abs-send-time extensions (RFC 8285 §5),
+    /// `a=setup:actpass` (RFC 5763 §5), one host candidate at `host:port`.
     public func sdp(host: String, port: Int) -> String {
         let header = "v=0\r\no=- \(UInt32.random(in: 1...UInt32.max)) 1 IN IP4 \(host)\r\ns=-\r\nt=0 0\r\n"
             + "a=group:BUNDLE \(mids.audio) \(mids.video)\r\n"
@@ -52,6 +55,7 @@ public struct MediaOffer: Sendable {
             + "a=sendrecv\r\n"
             + "a=rtcp-mux\r\n"
             + "a=extmap:\(midExtensionID) urn:ietf:params:rtp-hdrext:sdes:mid\r\n"
+            + (absSendTimeExtensionID == 0 ? "" : "a=extmap:\(absSendTimeExtensionID) \(AbsSendTime.uri)\r\n")
             + "a=ice-ufrag:\(ufrag)\r\n"
             + "a=ice-pwd:\(password)\r\n"
             + "a=fingerprint:\(fingerprint)\r\n"

@@ -5,6 +5,12 @@ import ParleyRTP
 /// sequence number (RFC 7741 §4.5) and decodes it, and checks what it hears and sees — the tone's
 /// frequency and the `MovingPattern` frame numbers.
 ///
+/// With shared ``PreEncodedMedia`` every Opus payload and reassembled VP8 frame is also looked up
+/// by the hash of its bytes, and frame numbers count round the loop; with `decodes` off no
+/// decoder exists and that lookup is the whole check. Every RTP packet feeds the RFC 3550
+/// interarrival jitter of its stream and, when it carries abs-send-time, the one-way latency
+/// histogram.
+///
 /// When the depacketizer has lost a frame it skips delta frames and sends a PLI (at most every
 /// 200 ms) until a key frame comes. Every problem is counted in ``statistics``, nothing throws.
 /// PCM, payload and picture buffers are reused across packets.
@@ -17,8 +23,14 @@ public final class MediaReceiver {
     private let audioPayloadType: UInt8
     private let videoPayloadType: UInt8
     private let expectedTone: Double
-    private let audioDecoder: OpusDecoder
-    private let videoDecoder: VP8Decoder
+    private let audioDecoder: OpusDecoder?
+    private let videoDecoder: VP8Decoder?
+    private let library: PreEncodedMedia?
+    private let absSendTimeExtensionID: UInt8?
+    /// Frame numbers count modulo this: the loop's length when replaying shared media, else 2¹⁶.
+    private let frameNumberPeriod: Int
+    private var audioJitter = RTPJitterEstimator(clockRate: 48_000)
+    private var videoJitter = RTPJitterEstimator(clockRate: 90_000)
     private var depacketizer = VP8Depacketizer()
     private var lastAudioSequence: UInt16?
     private var lastPLI: ContinuousClock.Instant?
@@ -31,22 +43,35 @@ public final class MediaReceiver {
     private var picture = I420Frame(width: 2, height: 2)
     private let pictureLossIndication: (_ mediaSSRC: UInt32) -> Void
 
-    /// - Parameter sendPLI: called with the remote video SSRC when a key frame is needed.
-    init(audioPayloadType: UInt8, videoPayloadType: UInt8, expectedTone: Double,
-         start: ContinuousClock.Instant, sendPLI: @escaping (_ mediaSSRC: UInt32) -> Void) throws(MediaClientError) {
-        do {
-            audioDecoder = try OpusDecoder(channels: 1)
-            videoDecoder = try VP8Decoder()
-        } catch {
-            throw .setup("decoder: \(error)")
+    /// - Parameters:
+    ///   - library: the media the peer replays, to check frames against byte for byte.
+    ///   - decodes: whether to decode with libopus and libvpx at all.
+    ///   - absSendTimeExtensionID: the id arriving packets carry abs-send-time under, if any.
+    ///   - sendPLI: called with the remote video SSRC when a key frame is needed.
+    init(audioPayloadType: UInt8, videoPayloadType: UInt8, expectedTone: Double, start: ContinuousClock.Instant,
+         library: PreEncodedMedia? = nil, decodes: Bool = true, absSendTimeExtensionID: UInt8? = nil,
+         sendPLI: @escaping (_ mediaSSRC: UInt32) -> Void) throws(MediaClientError) {
+        if decodes {
+            do {
+                audioDecoder = try OpusDecoder(channels: 1)
+                videoDecoder = try VP8Decoder()
+            } catch {
+                throw .setup("decoder: \(error)")
+            }
+            toneWindow.reserveCapacity(Self.toneWindowFrames * OpusDecoder.maxSamplesPerChannel)
+        } else {
+            audioDecoder = nil
+            videoDecoder = nil
         }
         self.audioPayloadType = audioPayloadType
         self.videoPayloadType = videoPayloadType
         self.expectedTone = expectedTone
+        self.library = library
+        self.absSendTimeExtensionID = absSendTimeExtensionID
+        frameNumberPeriod = library?.videoFrameCount ?? 1 << MovingPattern.bitCount
         self.start = start
         pictureLossIndication = sendPLI
         payload.reserveCapacity(1_500)
-        toneWindow.reserveCapacity(Self.toneWindowFrames * OpusDecoder.maxSamplesPerChannel)
     }
 
     /// One datagram classified as RTP or RTCP (RFC 7983); decrypts it in place.
@@ -66,6 +91,10 @@ public final class MediaReceiver {
             statistics.malformedPackets += 1
             return []
         }
+        if let id = absSendTimeExtensionID,
+           let sent = bytes.withUnsafeBytes({ header.absSendTime(id: id, in: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }) {
+            statistics.latency.record(AbsSendTime.latency(sent: sent, receivedAt: now))
+        }
         payload.removeAll(keepingCapacity: true)
         payload.append(contentsOf: bytes[header.payloadRange])
         switch header.payloadType {
@@ -78,12 +107,23 @@ public final class MediaReceiver {
 
     private func receiveAudio(_ header: RTPHeader, now: ContinuousClock.Instant) {
         statistics.audioPackets += 1
+        audioJitter.record(arrival: audioJitter.arrival(now, since: start), timestamp: header.timestamp)
+        statistics.audioJitter = audioJitter.seconds
         if let last = lastAudioSequence {
             let delta = header.sequenceNumber &- last
             guard delta != 0, delta < 0x8000 else { statistics.audioOutOfOrder += 1; return }
             statistics.audioPacketsLost += Int(delta) - 1
         }
         lastAudioSequence = header.sequenceNumber
+        var verified = true
+        if let library {
+            verified = library.audioIndex(of: payload) != nil
+            if verified { statistics.audioFramesVerified += 1 } else { statistics.audioFramesMismatched += 1 }
+        }
+        guard let audioDecoder else {
+            if verified { passed(audio: true, now: now) }
+            return
+        }
         do {
             try audioDecoder.decode(payload, into: &pcm)
         } catch {
@@ -91,7 +131,7 @@ public final class MediaReceiver {
             return
         }
         statistics.audioFramesDecoded += 1
-        if statistics.firstAudioFrameAfter == nil { statistics.firstAudioFrameAfter = now - start }
+        passed(audio: true, now: now)
         guard statistics.audioFramesDecoded > Self.toneWarmUpFrames else { return }
         toneWindow.append(contentsOf: pcm)
         if toneWindow.count >= Self.toneWindowFrames * OpusEncoder.samplesPerChannelPerFrame {
@@ -105,6 +145,8 @@ public final class MediaReceiver {
 
     private func receiveVideo(_ header: RTPHeader, now: ContinuousClock.Instant) {
         statistics.videoPackets += 1
+        videoJitter.record(arrival: videoJitter.arrival(now, since: start), timestamp: header.timestamp)
+        statistics.videoJitter = videoJitter.seconds
         let outcome = depacketizer.push(payload, sequenceNumber: header.sequenceNumber, marker: header.marker)
         statistics.videoPacketsLost = depacketizer.statistics.packetsLost
         statistics.vp8PayloadsDropped = depacketizer.statistics.payloadsDropped
@@ -114,6 +156,11 @@ public final class MediaReceiver {
         case .dropped:
             requestKeyFrame(from: header.ssrc, now: now)
         case .frame(let frame):
+            var loopPosition: Int?
+            if let library {
+                loopPosition = library.videoIndex(of: frame.data)
+                if loopPosition != nil { statistics.videoFramesVerified += 1 } else { statistics.videoFramesMismatched += 1 }
+            }
             // A delta frame after a loss (even of whole frames, which the depacketizer notes in
             // `needsKeyFrame` without dropping this one) would decode against the wrong reference.
             guard frame.isKeyFrame || !(awaitingKeyFrame || depacketizer.needsKeyFrame) else {
@@ -122,13 +169,18 @@ public final class MediaReceiver {
                 return
             }
             awaitingKeyFrame = false
-            decode(frame, now: now)
+            if videoDecoder != nil {
+                decode(frame, now: now)
+            } else if library == nil || loopPosition != nil {
+                passed(audio: false, now: now)
+                if let loopPosition { checkOrder(UInt16(truncatingIfNeeded: loopPosition)) }
+            }
         }
     }
 
     private func decode(_ frame: VP8DepacketizedFrame, now: ContinuousClock.Instant) {
         do {
-            try videoDecoder.decode(frame.data, into: &picture)
+            try videoDecoder?.decode(frame.data, into: &picture)
         } catch {
             statistics.vp8DecodeFailures += 1
             awaitingKeyFrame = true
@@ -136,16 +188,31 @@ public final class MediaReceiver {
         }
         statistics.videoFramesDecoded += 1
         if frame.isKeyFrame { statistics.keyFramesDecoded += 1 }
-        if statistics.firstVideoFrameAfter == nil { statistics.firstVideoFrameAfter = now - start }
+        passed(audio: false, now: now)
         guard let number = MovingPattern.readFrameNumber(from: picture) else {
             statistics.unreadableFrameNumbers += 1
             return
         }
+        checkOrder(number)
+    }
+
+    /// Frame numbers must move forward modulo the period — skipping some is fine (loss, a replay
+    /// jumping to a key frame) — so the same number again or one up to half the period back is
+    /// a regression.
+    private func checkOrder(_ number: UInt16) {
         if let last = statistics.lastFrameNumber {
-            let delta = number &- last
-            if delta == 0 || delta >= 0x8000 { statistics.frameNumberRegressions += 1 }
+            let period = frameNumberPeriod
+            let delta = ((Int(number) - Int(last)) % period + period) % period
+            if delta == 0 || delta >= period - period / 2 { statistics.frameNumberRegressions += 1 }
         }
         statistics.lastFrameNumber = number
+    }
+
+    /// A frame passed this receiver's check: decoded, or (not decoding) verified or at least whole.
+    private func passed(audio: Bool, now: ContinuousClock.Instant) {
+        if statistics.firstFrameAt == nil { statistics.firstFrameAt = now }
+        if audio, statistics.firstAudioFrameAfter == nil { statistics.firstAudioFrameAfter = now - start }
+        if !audio, statistics.firstVideoFrameAfter == nil { statistics.firstVideoFrameAfter = now - start }
     }
 
     private func requestKeyFrame(from ssrc: UInt32, now: ContinuousClock.Instant) {

@@ -8,9 +8,24 @@ public struct MediaReceiverStatistics: Sendable, Equatable {
     /// VP8 frames decoded into pictures.
     public var videoFramesDecoded = 0
     public var keyFramesDecoded = 0
-    /// Time from the receiver's start to the first decoded frame of each kind.
+    /// Time from the receiver's start to the first frame of each kind that passed its check:
+    /// decoded, or when not decoding, verified against the shared media.
     public var firstAudioFrameAfter: Duration?
     public var firstVideoFrameAfter: Duration?
+    /// When the first frame of either kind passed the check.
+    public var firstFrameAt: ContinuousClock.Instant?
+    /// Frames whose bytes are exactly one of the shared ``PreEncodedMedia``'s (Opus payloads,
+    /// reassembled VP8 frames), and those that are none of them. Zero without shared media.
+    public var audioFramesVerified = 0
+    public var videoFramesVerified = 0
+    public var audioFramesMismatched = 0
+    public var videoFramesMismatched = 0
+    /// One-way latency of every RTP packet that carried abs-send-time (sender and receiver share
+    /// the process's clock).
+    public var latency = LatencyHistogram()
+    /// RFC 3550 §6.4.1 interarrival jitter of each stream, in seconds: the current estimate.
+    public var audioJitter = 0.0
+    public var videoJitter = 0.0
     /// Sequence-number gaps (RFC 3550 §A.3): audio counted here, video by the depacketizer.
     public var audioPacketsLost = 0
     public var videoPacketsLost = 0
@@ -19,8 +34,10 @@ public struct MediaReceiverStatistics: Sendable, Equatable {
     public var toneFrequency: Double?
     public var toneWindows = 0
     public var toneWindowsOff = 0
-    /// `MovingPattern` frame numbers read from decoded pictures: the last one, how many went
-    /// backwards or repeated, and how many pictures carried no readable number.
+    /// `MovingPattern` frame numbers read from decoded pictures (or, when not decoding, the loop
+    /// positions of verified frames): the last one, how many went backwards or repeated —
+    /// modulo the shared loop's length when there is one — and how many pictures carried no
+    /// readable number.
     public var lastFrameNumber: UInt16?
     public var frameNumberRegressions = 0
     public var unreadableFrameNumbers = 0
@@ -38,4 +55,11 @@ public struct MediaReceiverStatistics: Sendable, Equatable {
     public var framesAwaitingKeyFrame = 0
 
     public init() {}
+
+    /// Every frame that failed a check: decode failures, byte mismatches, unreadable frame
+    /// numbers and frame-number regressions.
+    public var decodeFailures: Int {
+        opusDecodeFailures + vp8DecodeFailures + audioFramesMismatched + videoFramesMismatched
+            + unreadableFrameNumbers + frameNumberRegressions
+    }
 }

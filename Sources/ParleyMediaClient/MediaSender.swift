@@ -2,12 +2,16 @@ import ParleyCodecs
 import ParleyRTP
 
 /// Sends a call's media: 20 ms Opus frames of a tone and VP8 frames of a `MovingPattern` at the
-/// configured rate, over RTP (RFC 7587, RFC 7741) with the offer's payload types and SSRCs.
+/// configured rate, over RTP (RFC 7587, RFC 7741) with the offer's payload types and SSRCs —
+/// encoded live, or replayed from shared ``PreEncodedMedia``.
 ///
-/// Timestamps follow the media clocks (48 kHz audio, 90 kHz video) from the frame index, not the
-/// wall clock, so a late tick sends the frames it owes with the timestamps they should have had.
-/// A PLI or FIR for the video SSRC makes the next video frame a key frame. Codec failures are
-/// counted, never thrown. Encoders, PCM, pictures and packet buffers are reused across frames.
+/// Timestamps follow the media clocks (48 kHz audio, 90 kHz video) from the sender's own frame
+/// counters, not the wall clock nor the replayed loop's position, so a late tick sends the frames
+/// it owes with the timestamps they should have had. Replayed audio loops from the start; replayed
+/// video starts at a random key frame of the loop (as a live encoder starts with one) and runs on
+/// in order, looping. A PLI or FIR for the video SSRC makes the next video frame a key frame: the
+/// live encoder is told to make one, a replay skips ahead to the loop's next. abs-send-time, when
+/// negotiated, is stamped just before SRTP protection. Codec failures are counted, never thrown.
 public final class MediaSender {
     /// What was sent.
     public struct Statistics: Sendable, Equatable {
@@ -23,10 +27,10 @@ public final class MediaSender {
 
     public private(set) var statistics = Statistics()
 
-    private let audioEncoder: OpusEncoder
-    private let videoEncoder: VP8Encoder
-    private let pattern: MovingPattern
-    private var tone: TonePCM
+    private let live: LiveMediaEncoder?
+    private let library: PreEncodedMedia?
+    /// The loop position of the next replayed video frame.
+    private var libraryVideoIndex = 0
     private var packetizer: VP8Packetizer
     private var audioWriter: RTPPacketWriter
     private var videoWriter: RTPPacketWriter
@@ -37,31 +41,24 @@ public final class MediaSender {
     private var start: ContinuousClock.Instant?
     private var audioIndex = 0
     private var videoIndex = 0
-    private var pcm: [Int16] = []
-    private var opusPacket: [UInt8] = []
-    private var picture: I420Frame
-    private var encoded: [VP8EncodedFrame] = []
     private var payloads: [VP8RTPPayload] = []
     let videoSSRC: UInt32
 
     init(offer: MediaOffer, configuration: MediaClientConfiguration) throws(MediaClientError) {
-        guard let pattern = MovingPattern(width: configuration.videoWidth, height: configuration.videoHeight) else {
-            throw .setup("video size \(configuration.videoWidth)×\(configuration.videoHeight) cannot carry frame numbers")
+        if let shared = configuration.sharedMedia {
+            library = shared
+            live = nil
+            libraryVideoIndex = shared.keyFrameIndices.randomElement() ?? 0
+        } else {
+            library = nil
+            live = try LiveMediaEncoder(configuration: configuration)
         }
-        self.pattern = pattern
-        do {
-            audioEncoder = try OpusEncoder(channels: 1, bitrate: 32_000)
-            videoEncoder = try VP8Encoder(VP8EncoderConfiguration(
-                width: configuration.videoWidth, height: configuration.videoHeight,
-                targetBitrateKbps: configuration.videoBitrateKbps, framesPerSecond: configuration.framesPerSecond))
-        } catch {
-            throw .setup("encoder: \(error)")
-        }
-        tone = TonePCM(frequency: configuration.toneFrequency)
         audioWriter = RTPPacketWriter(ssrc: offer.audioSSRC, payloadType: offer.audioPayloadType,
-                                      midExtensionID: offer.midExtensionID, mid: offer.mids.audio)
+                                      midExtensionID: offer.midExtensionID, mid: offer.mids.audio,
+                                      absSendTimeExtensionID: offer.absSendTimeExtensionID)
         videoWriter = RTPPacketWriter(ssrc: offer.videoSSRC, payloadType: offer.videoPayloadType,
-                                      midExtensionID: offer.midExtensionID, mid: offer.mids.video)
+                                      midExtensionID: offer.midExtensionID, mid: offer.mids.video,
+                                      absSendTimeExtensionID: offer.absSendTimeExtensionID)
         do {
             packetizer = try VP8Packetizer(maxPayloadSize: configuration.maxRTPPacketSize - videoWriter.headerSize,
                                            pictureID: UInt16.random(in: 0...0x7fff))
@@ -71,8 +68,6 @@ public final class MediaSender {
         videoSSRC = offer.videoSSRC
         framesPerSecond = configuration.framesPerSecond
         frameInterval = .seconds(1) / configuration.framesPerSecond
-        picture = I420Frame(width: configuration.videoWidth, height: configuration.videoHeight)
-        opusPacket.reserveCapacity(OpusEncoder.maxPacketSize)
     }
 
     /// Sends every audio and video frame due by `now`; the first call sets time zero.
@@ -108,52 +103,68 @@ public final class MediaSender {
 
     private func requestKeyFrame() {
         statistics.keyFrameRequests += 1
-        videoEncoder.forceKeyFrame()
+        if let library {
+            libraryVideoIndex = library.nextKeyFrame(atOrAfter: libraryVideoIndex)
+        } else {
+            live?.forceKeyFrame()
+        }
     }
 
     private func sendAudioFrame(transport: SRTPTransport, link: UDPLink) {
         let timestamp = audioTimestampBase &+ UInt32(truncatingIfNeeded: audioIndex &* OpusEncoder.samplesPerChannelPerFrame)
+        let number = audioIndex
         audioIndex += 1
-        tone.nextFrame(into: &pcm)
-        do {
-            try audioEncoder.encode(pcm, into: &opusPacket)
-        } catch {
+        let packet: [UInt8]
+        if let library {
+            packet = library.audioPackets[number % library.audioFrameCount]
+        } else if let live, live.encodeAudio() {
+            packet = live.opusPacket
+        } else {
             statistics.encodeFailures += 1
             return
         }
-        opusPacket.withUnsafeBytes {
+        packet.withUnsafeBytes {
             audioWriter.write(into: &transport.sendBuffer, timestamp: timestamp, marker: false, payload: $0)
         }
-        send(transport: transport, link: link)
+        send(transport: transport, link: link, absSendTimeOffset: audioWriter.absSendTimeOffset)
         statistics.audioFramesSent += 1
     }
 
     private func sendVideoFrame(transport: SRTPTransport, link: UDPLink) {
         let timestamp = videoTimestampBase &+ UInt32(truncatingIfNeeded: videoIndex &* (90_000 / framesPerSecond))
-        pattern.render(frameNumber: videoIndex, into: &picture)
+        let number = videoIndex
         videoIndex += 1
-        do {
-            try videoEncoder.encode(picture, into: &encoded)
-        } catch {
-            statistics.encodeFailures += 1
-            return
-        }
-        for frame in encoded {
-            packetizer.packetize(frame.data, into: &payloads)
-            for payload in payloads {
-                payload.bytes.withUnsafeBytes {
-                    videoWriter.write(into: &transport.sendBuffer, timestamp: timestamp, marker: payload.marker, payload: $0)
-                }
-                send(transport: transport, link: link)
+        if let library {
+            let frame = library.videoFrames[libraryVideoIndex]
+            libraryVideoIndex = (libraryVideoIndex + 1) % library.videoFrameCount
+            sendVideo(frame.data, isKeyFrame: frame.isKeyFrame, timestamp: timestamp, transport: transport, link: link)
+        } else if let live, live.encodeVideo(frameNumber: number) {
+            for frame in live.encoded {
+                sendVideo(frame.data, isKeyFrame: frame.isKeyFrame, timestamp: timestamp, transport: transport, link: link)
             }
-            statistics.videoFramesSent += 1
-            if frame.isKeyFrame { statistics.keyFramesSent += 1 }
+        } else {
+            statistics.encodeFailures += 1
         }
     }
 
-    private func send(transport: SRTPTransport, link: UDPLink) {
+    private func sendVideo(_ frame: [UInt8], isKeyFrame: Bool, timestamp: UInt32, transport: SRTPTransport, link: UDPLink) {
+        packetizer.packetize(frame, into: &payloads)
+        for payload in payloads {
+            payload.bytes.withUnsafeBytes {
+                videoWriter.write(into: &transport.sendBuffer, timestamp: timestamp, marker: payload.marker, payload: $0)
+            }
+            send(transport: transport, link: link, absSendTimeOffset: videoWriter.absSendTimeOffset)
+        }
+        statistics.videoFramesSent += 1
+        if isKeyFrame { statistics.keyFramesSent += 1 }
+    }
+
+    private func send(transport: SRTPTransport, link: UDPLink, absSendTimeOffset: Int?) {
         statistics.largestRTPPacket = max(statistics.largestRTPPacket, transport.sendBuffer.count)
         statistics.rtpPacketsSent += 1
+        if let absSendTimeOffset {
+            AbsSendTime.write(AbsSendTime.value(at: .now), into: &transport.sendBuffer, at: absSendTimeOffset)
+        }
         transport.protectAndWrite(rtcp: false, to: link)
     }
 }

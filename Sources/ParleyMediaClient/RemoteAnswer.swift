@@ -15,6 +15,9 @@ public struct RemoteAnswer: Sendable {
     /// The SSRCs the answerer will send from, per its `a=ssrc` lines (RFC 5576), if any.
     public let audioSSRC: UInt32?
     public let videoSSRC: UInt32?
+    /// The id the answer kept for abs-send-time (`a=extmap`, RFC 8285 §5), if it kept it: what
+    /// arriving packets carry it under. BUNDLE gives a URI one id in every section (RFC 8843 §9.2).
+    public let absSendTimeExtensionID: UInt8?
 
     /// Parses an answer to `offer`; sections are matched by mid.
     public init(sdp: String, offer: MediaOffer) throws(MediaClientError) {
@@ -42,6 +45,8 @@ public struct RemoteAnswer: Sendable {
         videoPayloadType = video?.payloadTypes.first
         audioSSRC = audio.flatMap(Self.firstSSRC)
         videoSSRC = video.flatMap(Self.firstSSRC)
+        absSendTimeExtensionID = [audio, video].lazy.compactMap { $0?.extMaps.first { $0.uri == AbsSendTime.uri }?.id }
+            .first { (1...14).contains($0) }
     }
 
     private static func firstSSRC(_ media: MediaDescription) -> UInt32? {

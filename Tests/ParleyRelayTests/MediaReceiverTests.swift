@@ -65,4 +65,66 @@ import Testing
         #expect(stats.lastFrameNumber == 5 && stats.frameNumberRegressions == 0 && stats.unreadableFrameNumbers == 0)
         #expect(stats.srtpFailures == 1)
     }
+
+    @Test("shared media without decoding: frames checked byte for byte, frame order modulo the loop, latency from abs-send-time")
+    func sharedMediaWithoutDecoding() throws {
+        let media = try PreEncodedMedia(configuration: MediaClientConfiguration(), seconds: 1)
+        #expect(media.videoFrameCount == 30 && media.audioFrameCount == 50)
+        let transport = try SRTPTransport(profile: .aeadAES128GCM, inboundKey: key, outboundKey: key)
+        var protector = try SRTPSession(profile: .aeadAES128GCM, key: key, direction: .outbound)
+        let now = ContinuousClock.now
+        let receiver = try MediaReceiver(audioPayloadType: 111, videoPayloadType: 96, expectedTone: 440, start: now,
+                                         library: media, decodes: false, absSendTimeExtensionID: 3) { _ in }
+        var packetizer = try VP8Packetizer(maxPayloadSize: 1_100)
+        var sequence: UInt16 = 100, audioSequence: UInt16 = 7
+        let sentAt = AbsSendTime.value(at: now - .milliseconds(5))
+
+        func deliver(payloadType: UInt8, sequence: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8]) {
+            var builder = RTPPacketBuilder(payloadType: payloadType, sequenceNumber: sequence, timestamp: timestamp,
+                                           ssrc: payloadType == 111 ? ssrc &+ 1 : ssrc)
+            builder.marker = marker
+            builder.extensions = [(id: 3, value: [UInt8(sentAt >> 16), UInt8(sentAt >> 8 & 0xFF), UInt8(sentAt & 0xFF)])]
+            builder.payload = payload
+            var bytes = builder.build() + [UInt8](repeating: 0, count: 16)
+            var length = bytes.count - 16
+            _ = bytes.withUnsafeMutableBytes { protector.protectRTP($0, length: &length) }
+            var datagram = Array(bytes.prefix(length))
+            _ = receiver.receive(&datagram, transport: transport, now: now)
+        }
+        func video(_ index: Int, tamper: Bool = false) {
+            var frame = media.videoFrames[index].data
+            if tamper { frame[frame.count / 2] ^= 0x10 }
+            for payload in packetizer.packetize(frame) {
+                deliver(payloadType: 96, sequence: sequence, timestamp: UInt32(index * 3_000), marker: payload.marker,
+                        payload: payload.bytes)
+                sequence &+= 1
+            }
+        }
+        func audio(_ index: Int, tamper: Bool = false) {
+            var packet = media.audioPackets[index]
+            if tamper { packet[packet.count - 1] ^= 0x01 }
+            deliver(payloadType: 111, sequence: audioSequence, timestamp: UInt32(index * 960), marker: false, payload: packet)
+            audioSequence &+= 1
+        }
+
+        for index in Array(0..<30) + [0, 1] { video(index) }   // once round the loop and on
+        var stats = receiver.statistics
+        #expect(stats.videoFramesVerified == 32 && stats.frameNumberRegressions == 0 && stats.lastFrameNumber == 1)
+        #expect(stats.firstFrameAt == now && stats.videoFramesDecoded == 0)
+        video(1)                                               // the same frame again
+        video(10)                                              // a jump forward, as to a key frame
+        video(26)                                              // 14 frames back, not 16 forward
+        video(27, tamper: true)
+        stats = receiver.statistics
+        #expect(stats.frameNumberRegressions == 2 && stats.videoFramesMismatched == 1 && stats.videoFramesVerified == 35)
+
+        for index in 0..<3 { audio(index) }
+        audio(3, tamper: true)
+        stats = receiver.statistics
+        #expect(stats.audioFramesVerified == 3 && stats.audioFramesMismatched == 1 && stats.audioFramesDecoded == 0)
+        #expect(stats.decodeFailures == 4 && stats.srtpFailures == 0)
+        #expect(stats.latency.count == stats.audioPackets + stats.videoPackets)
+        let p50 = try #require(stats.latency.percentile(50))
+        #expect(abs(p50 - 0.005) < 0.000_2, "\(p50)")
+    }
 }

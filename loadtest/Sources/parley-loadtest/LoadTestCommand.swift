@@ -1,18 +1,177 @@
 import ArgumentParser
+import Foundation
+import ParleyLoadTest
 
-/// `parley-loadtest`: the load-test harness. Its scenarios (calls with real Opus and VP8, chat)
-/// arrive with their own issue; until then it says so instead of printing figures it did not measure.
+/// `parley-loadtest`: drives calls (real Opus and VP8 through the relay) and chat through a running
+/// Parley and reports what it measured: a live progress line, a table, a JSON file and an SVG chart.
 @main
-struct LoadTestCommand: ParsableCommand {
+struct LoadTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley-loadtest",
-        abstract: "Drives calls and chat through a running Parley and reports what it measured.")
+        abstract: "Drives calls and chat through a running Parley and reports what it measured.",
+        subcommands: [CallsCommand.self, ChatCommand.self])
+}
 
-    @Argument(help: "The scenario: calls or chat.")
-    var scenario: String
+/// Where the server is and how to reach its operator routes.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "The server's base URL.")
+    var server = "http://127.0.0.1:8080"
 
-    func run() throws {
-        print("parley-loadtest: the '\(scenario)' scenario is not implemented yet; no figures were measured.")
-        throw ExitCode(2)
+    @Option(help: "The admin token (default: $PARLEY_ADMIN_TOKEN, else the file --admin-token-file).")
+    var adminToken: String?
+
+    @Option(help: "Where the server keeps its generated admin token.")
+    var adminTokenFile = "data/admin-token"
+
+    @Option(help: "Folder for the JSON report and the SVG chart.")
+    var out = "loadtest-results"
+
+    func api() throws -> ServerAPI {
+        let token = adminToken ?? ProcessInfo.processInfo.environment["PARLEY_ADMIN_TOKEN"]
+            ?? (try? String(contentsOfFile: adminTokenFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let token, !token.isEmpty else {
+            throw ValidationError("No admin token: pass --admin-token, set PARLEY_ADMIN_TOKEN, or point --admin-token-file at <data>/admin-token")
+        }
+        return ServerAPI(baseURL: server, adminToken: token)
+    }
+
+    /// Writes `<out>/<name>.json` and `<out>/<name>.svg`; returns their paths.
+    func write<Report: Encodable>(_ report: Report, chart: String, name: String) throws -> (json: String, svg: String) {
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let json = "\(out)/\(name).json", svg = "\(out)/\(name).svg"
+        try encoder.encode(report).write(to: URL(fileURLWithPath: json))
+        try Data(chart.utf8).write(to: URL(fileURLWithPath: svg))
+        return (json, svg)
+    }
+}
+
+struct CallsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calls", abstract: "Concurrent 1:1 calls between friend pairs with real Opus and VP8.")
+
+    @OptionGroup var server: ServerOptions
+
+    @Option(help: "Concurrent calls.")
+    var calls = 10
+
+    @Option(help: "Seconds of media once every call has started.")
+    var duration = 30
+
+    @Option(help: "Calls started per second while ramping up.")
+    var ramp = 10.0
+
+    @Flag(help: "Audio-only calls.")
+    var audioOnly = false
+
+    @Option(help: "Calls whose receivers also decode with libopus/libvpx (the rest check every frame byte for byte).")
+    var decodingCalls = 4
+
+    @Option(help: "Video size, WIDTHxHEIGHT.")
+    var videoSize = "640x360"
+
+    @Option(help: "VP8 bitrate, kbit/s.")
+    var videoKbps = 1_000
+
+    @Flag(help: "Also run ../shared/reference/run.sh at the relayed packet rate and size and print the CPU ratio.")
+    var compareReference = false
+
+    @Option(help: "The reference relay's script.")
+    var referenceScript = "../shared/reference/run.sh"
+
+    @Option(help: "Seconds the reference runs.")
+    var referenceSeconds = 10
+
+    @Option(help: "Exit 1 when the packet loss is above this percentage.")
+    var maxLossPercent: Double?
+
+    @Option(help: "Exit 1 when there are more decode failures than this.")
+    var maxDecodeFailures: Int?
+
+    @Flag(help: "Exit 1 unless every call was established and carried media.")
+    var requireAllCalls = false
+
+    func run() async throws {
+        var options = CallsOptions()
+        options.calls = calls
+        options.duration = .seconds(duration)
+        options.rampPerSecond = ramp
+        options.video = !audioOnly
+        options.decodingCalls = decodingCalls
+        options.videoBitrateKbps = videoKbps
+        let size = videoSize.split(separator: "x").compactMap { Int($0) }
+        guard size.count == 2 else { throw ValidationError("--video-size is WIDTHxHEIGHT") }
+        (options.videoWidth, options.videoHeight) = (size[0], size[1])
+
+        var report = try await CallsScenario(api: try server.api(), options: options).run()
+        if compareReference, let relayed = report.server {
+            FileHandle.standardError.write(Data("running the reference relay at \(Int(relayed.relayedPacketsPerSecond)) pps…\n".utf8))
+            let reference = try ReferenceRun(script: referenceScript).run(
+                packetsPerSecond: Int(relayed.relayedPacketsPerSecond.rounded()),
+                packetSize: Int(relayed.averagePacketBytes.rounded()), seconds: referenceSeconds)
+            report.reference = .init(reference: reference, ratio: relayed.cpuMicrosecondsPerPacket.map { $0 / reference.cpuMicrosecondsPerPacket })
+        }
+        print(report.table)
+        let files = try server.write(report, chart: report.chart, name: "calls")
+        print("report: \(files.json)\nchart:  \(files.svg)")
+
+        var problems: [String] = []
+        if let maxLossPercent, report.media.lossPercent > maxLossPercent {
+            problems.append("loss \(report.media.lossPercent) % is above \(maxLossPercent) %")
+        }
+        if let maxDecodeFailures, report.media.decodeFailures > maxDecodeFailures {
+            problems.append("\(report.media.decodeFailures) decode failures (at most \(maxDecodeFailures))")
+        }
+        if requireAllCalls, report.setup.established < calls || !report.setup.failed.isEmpty
+            || report.setupTimes.inviteToFirstFrame.count < calls {
+            problems.append("not every call was established and carried media")
+        }
+        if !problems.isEmpty {
+            print("FAILED: " + problems.joined(separator: "; "))
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct ChatCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "chat", abstract: "Connected users sending messages in private and group dialogs.")
+
+    @OptionGroup var server: ServerOptions
+
+    @Option(help: "Connected users.")
+    var users = 100
+
+    @Option(help: "Messages per second, over all users.")
+    var rate = 100.0
+
+    @Option(help: "Seconds of sending.")
+    var duration = 10
+
+    @Option(help: "Members of each group dialog (0: private dialogs only).")
+    var groupSize = 5
+
+    @Option(help: "Share of messages sent to group dialogs (0…1).")
+    var groupShare = 0.5
+
+    @Flag(help: "Exit 1 unless every message was acknowledged and delivered to every member.")
+    var requireAllDelivered = false
+
+    func run() async throws {
+        var options = ChatOptions()
+        options.users = users
+        options.messagesPerSecond = rate
+        options.duration = .seconds(duration)
+        options.groupSize = groupSize
+        options.groupShare = groupShare
+        let report = try await ChatScenario(api: try server.api(), options: options).run()
+        print(report.table)
+        let files = try server.write(report, chart: report.chart, name: "chat")
+        print("report: \(files.json)\nchart:  \(files.svg)")
+        if requireAllDelivered, report.acknowledged < report.sent || report.deliveries < report.expectedDeliveries {
+            print("FAILED: \(report.sent - report.acknowledged) messages unacknowledged, \(report.expectedDeliveries - report.deliveries) deliveries missing")
+            throw ExitCode(1)
+        }
     }
 }

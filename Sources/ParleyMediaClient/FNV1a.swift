@@ -1,0 +1,17 @@
+/// 64-bit FNV-1a (draft-eastlake-fnv §2.1): a cheap, non-cryptographic hash, here to recognise
+/// a frame's exact bytes in ``PreEncodedMedia``. Only for bytes we compare with our own; an
+/// attacker could craft collisions.
+enum FNV1a {
+    static let offsetBasis: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let prime: UInt64 = 0x100_0000_01b3
+
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash = offsetBasis
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* prime }
+        return hash
+    }
+
+    static func hash(_ bytes: [UInt8]) -> UInt64 {
+        bytes.withUnsafeBytes { hash($0) }
+    }
+}

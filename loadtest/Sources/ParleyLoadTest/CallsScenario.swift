@@ -1,0 +1,193 @@
+import Foundation
+import ParleyMediaClient
+
+/// The `calls` scenario: `calls` concurrent 1:1 video (or audio) calls between friend pairs,
+/// placed through the realtime gateway (`call.invite` → `call.incoming` → `call.accept` →
+/// `call.accepted`), each side a ``MediaClient`` that connects to the relay with ICE, DTLS-SRTP and
+/// SRTP and sends Opus and VP8 while it checks what comes back.
+///
+/// Senders replay one shared pre-encoded loop (libopus: a 440 Hz tone; libvpx: a moving pattern
+/// carrying frame numbers), so hundreds of senders cost what the packets cost, not what encoding
+/// costs. Every receiver checks every frame against that loop byte for byte; the first
+/// `decodingCalls` calls also decode everything with libopus and libvpx and check the tone and the
+/// frame numbers.
+public struct CallsScenario: Sendable {
+    public let api: ServerAPI
+    public let options: CallsOptions
+
+    public init(api: ServerAPI, options: CallsOptions) {
+        self.api = api
+        self.options = options
+    }
+
+    struct Party: Sendable {
+        var user: ServerAPI.User
+        var connection: RealtimeConnection
+    }
+
+    public func run(progress showProgress: Bool = true) async throws -> CallsReport {
+        let progress = Progress()
+        progress.note("encoding the shared media loop (\(options.videoWidth)×\(options.videoHeight), \(options.videoBitrateKbps) kbit/s)…")
+        let shared = try PreEncodedMedia(configuration: options.baseConfiguration)
+        let prefix = "lt" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let users = try await api.seedUsers(count: options.calls * 2, prefix: prefix, befriend: "pairs")
+        progress.note("seeded \(users.count) users; connecting their realtime sockets…")
+        let parties = try await connectAll(users)
+        defer { for party in parties { party.connection.close() } }
+
+        let collector = CallsCollector()
+        let start = ContinuousClock.now
+        let rampEnd = start + .seconds(Double(options.calls) / options.rampPerSecond)
+        let end = rampEnd + options.duration
+        let sampler = Task { await sample(collector: collector, start: start, until: end, progress: showProgress ? progress : nil) }
+
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<options.calls {
+                let startAt = start + .seconds(Double(index) / options.rampPerSecond)
+                let pair = (caller: parties[2 * index], callee: parties[2 * index + 1])
+                group.addTask {
+                    try? await Task.sleep(until: startAt)
+                    await placeCall(index, caller: pair.caller, callee: pair.callee, shared: shared, collector: collector, end: end)
+                }
+            }
+        }
+        let timeline = await sampler.value
+        progress.finish()
+        return await CallsReport(options: options, collector: collector, timeline: timeline)
+    }
+
+    private func connectAll(_ users: [ServerAPI.User]) async throws -> [Party] {
+        try await withThrowingTaskGroup(of: (Int, Party).self) { group in
+            var parties: [Party?] = Array(repeating: nil, count: users.count)
+            var next = 0
+            // A few dozen handshakes at a time.
+            for _ in 0..<min(32, users.count) {
+                let index = next, user = users[index], url = api.realtimeURL
+                group.addTask { (index, Party(user: user, connection: try await RealtimeConnection.connect(url: url, token: user.accessToken))) }
+                next += 1
+            }
+            while let (index, party) = try await group.next() {
+                parties[index] = party
+                if next < users.count {
+                    let index = next, user = users[index], url = api.realtimeURL
+                    group.addTask { (index, Party(user: user, connection: try await RealtimeConnection.connect(url: url, token: user.accessToken))) }
+                    next += 1
+                }
+            }
+            return parties.compactMap { $0 }
+        }
+    }
+
+    /// One call from invite to hangup.
+    private func placeCall(_ index: Int, caller: Party, callee: Party, shared: PreEncodedMedia,
+                           collector: CallsCollector, end: ContinuousClock.Instant) async {
+        let decoding = index < options.decodingCalls
+        let invitedAt = ContinuousClock.now
+        do {
+            let callerClient = try await MediaClient(configuration: options.clientConfiguration(shared: shared, decoding: decoding))
+            let invite = try await caller.connection.command("call.invite", [
+                "to": callee.user.id, "media": options.video ? "video" : "audio", "sdp": callerClient.offer,
+            ])
+            guard let callID = invite["callId"] as? String, let callerAnswer = invite["sdp"] as? String else {
+                throw RealtimeConnection.Failure.refused(type: "call.invite", code: "no callId or sdp")
+            }
+            let incoming = try await callee.connection.event { $0.type == "call.incoming" && $0["callId"] as? String == callID }
+            let calleeClient = try await MediaClient(configuration: options.clientConfiguration(shared: shared, decoding: decoding))
+            let accept = try await callee.connection.command("call.accept", ["callId": callID, "sdp": calleeClient.offer])
+            guard let calleeAnswer = accept["sdp"] as? String else {
+                throw RealtimeConnection.Failure.refused(type: "call.accept", code: "no sdp")
+            }
+            let accepted = try await caller.connection.event { $0.type == "call.accepted" && $0["callId"] as? String == callID }
+            await collector.established(incoming: incoming.receivedAt - invitedAt, active: accepted.receivedAt - invitedAt)
+            let callerSide = Handoff(client: callerClient), calleeSide = Handoff(client: calleeClient)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    await Self.runSide(callerSide.client, answer: callerAnswer, key: .init(call: index, side: .caller),
+                                       invitedAt: invitedAt, until: end, collector: collector)
+                }
+                group.addTask {
+                    await Self.runSide(calleeSide.client, answer: calleeAnswer, key: .init(call: index, side: .callee),
+                                       invitedAt: invitedAt, until: end, collector: collector)
+                }
+            }
+            await collector.callEnded()
+            _ = try? await caller.connection.command("call.hangup", ["callId": callID], timeout: .seconds(5))
+        } catch {
+            await collector.failed("\(error)")
+        }
+    }
+
+    /// Connects one side to the relay and runs its media in one-second slices until `end`.
+    private static func runSide(_ client: MediaClient, answer: String, key: CallsCollector.SideKey,
+                                invitedAt: ContinuousClock.Instant, until end: ContinuousClock.Instant,
+                                collector: CallsCollector) async {
+        defer { client.close() }
+        do {
+            try await client.connect(answer: answer)
+            while ContinuousClock.now < end {
+                let slice = min(.seconds(1), end - ContinuousClock.now)
+                let report = try await client.runCall(for: slice)
+                await collector.update(key, report, invitedAt: invitedAt)
+            }
+        } catch {
+            await collector.failed("\(key.side): \(error)")
+        }
+    }
+
+    /// Once a second until `end`: the collector's totals and the server's status, as a timeline.
+    private func sample(collector: CallsCollector, start: ContinuousClock.Instant, until end: ContinuousClock.Instant,
+                        progress: Progress?) async -> CallsTimeline {
+        var timeline = CallsTimeline()
+        var previous: (at: ContinuousClock.Instant, totals: CallsCollector.Totals, status: ServerAPI.Status?)?
+        var tick = start
+        while tick < end + .seconds(1) {
+            tick += .seconds(1)
+            try? await Task.sleep(until: tick)
+            let now = ContinuousClock.now
+            let totals = await collector.totals
+            let status = try? await api.status()
+            let callsUp = await collector.callsUp
+            let established = await collector.established
+            let failed = await collector.failures.values.reduce(0, +)
+            var point = TimelinePoint(time: (now - start).seconds, active: callsUp, rate: 0, lossPercent: 0)
+            if let previous {
+                let elapsed = (now - previous.at).seconds
+                if let status, let before = previous.status {
+                    point.rate = Double(status.relay.packetsOut &- before.relay.packetsOut) / elapsed
+                    point.serverCPUPercent = (status.process.cpuSeconds - before.process.cpuSeconds) / elapsed * 100
+                }
+                let lost = totals.packetsLost - previous.totals.packetsLost
+                let received = totals.packetsReceived - previous.totals.packetsReceived
+                point.lossPercent = lost + received > 0 ? Double(max(lost, 0)) / Double(lost + received) * 100 : 0
+                let window = totals.latency.subtracting(previous.totals.latency)
+                point.latencyP50 = window.percentile(50).map(\.milliseconds)
+                point.latencyP99 = window.percentile(99).map(\.milliseconds)
+            }
+            timeline.points.append(point)
+            // The server's window ends with the calls' media (the last tick comes after it).
+            if let status, now <= end + .milliseconds(200) {
+                timeline.statuses.append((now, status, callsUp == options.calls || established + failed == options.calls))
+            }
+            previous = (now, totals, status)
+            progress?.show("[\(Int(point.time.rounded()))s] calls up \(callsUp)/\(options.calls)"
+                + "  relay \(Int(point.rate)) pps  loss \(point.lossPercent.fixed(2)) %"
+                + "  latency p50 \(point.latencyP50.map { $0.fixed(2) } ?? "-") ms"
+                + "  server CPU \(point.serverCPUPercent.map { Int($0) }.map(String.init) ?? "-") %"
+                + (failed > 0 ? "  failed \(failed)" : ""))
+        }
+        return timeline
+    }
+}
+
+/// Hands a media client, made while the call was signalled, to the one task that drives it from
+/// then on (a client is used by one task at a time; this one is never touched again by its maker).
+private struct Handoff: @unchecked Sendable {
+    let client: MediaClient
+}
+
+/// The samples a calls run keeps: the progress points and the server's status at each.
+struct CallsTimeline: Sendable {
+    var points: [TimelinePoint] = []
+    /// (when, status, whether every call had been placed by then).
+    var statuses: [(at: ContinuousClock.Instant, status: ServerAPI.Status, allPlaced: Bool)] = []
+}

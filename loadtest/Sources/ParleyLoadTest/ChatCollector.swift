@@ -1,0 +1,40 @@
+import ParleyMediaClient
+import Synchronization
+
+/// Counts a chat run as it goes: sends, replies, deliveries and their latencies. Called from the
+/// sending task and from every socket's reader, so it is a lock, not an actor.
+final class ChatCollector: Sendable {
+    struct Snapshot: Sendable {
+        var sent = 0
+        var acknowledged = 0
+        var refused: [String: Int] = [:]
+        var expectedDeliveries = 0
+        var deliveries = 0
+        var duplicates = 0
+        var acknowledgement = LatencyHistogram()
+        var delivery = LatencyHistogram()
+    }
+
+    private let state = Mutex(Snapshot())
+
+    var snapshot: Snapshot { state.withLock { $0 } }
+
+    func sent() { state.withLock { $0.sent += 1 } }
+
+    func acknowledged(after seconds: Double, recipients: Int) {
+        state.withLock {
+            $0.acknowledged += 1
+            $0.expectedDeliveries += recipients
+            $0.acknowledgement.record(seconds)
+        }
+    }
+
+    func refused(_ code: String) { state.withLock { $0.refused[code, default: 0] += 1 } }
+
+    func delivered(after seconds: Double) {
+        state.withLock {
+            $0.deliveries += 1
+            $0.delivery.record(seconds)
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import HummingbirdWSClient
+import Logging
+import Synchronization
+
+/// One device on `GET /v1/realtime`: commands out with their replies matched by `id`, events in.
+///
+/// Events go to the `onEvent` handler given at connect when it takes them; the rest wait in a
+/// small buffer for ``event(timeout:where:)`` (a `call.incoming` may arrive before its waiter).
+public final class RealtimeConnection: Sendable {
+    public enum Failure: Error, CustomStringConvertible {
+        case closed
+        case timedOut(String)
+        case refused(type: String, code: String?)
+
+        public var description: String {
+            switch self {
+            case .closed: "the realtime socket closed"
+            case .timedOut(let what): "timed out waiting for \(what)"
+            case .refused(let type, let code): "\(type) refused: \(code ?? "?")"
+            }
+        }
+    }
+
+    /// Returns true when it consumed the event.
+    public typealias EventHandler = @Sendable (ServerFrame) -> Bool
+
+    private struct State {
+        var nextID = 0
+        var replies: [String: CheckedContinuation<ServerFrame, any Error>] = [:]
+        var callbacks: [String: @Sendable (ServerFrame) -> Void] = [:]
+        var waiters: [(id: Int, match: @Sendable (ServerFrame) -> Bool, continuation: CheckedContinuation<ServerFrame, any Error>)] = []
+        var buffered: [ServerFrame] = []
+        var closed = false
+    }
+
+    static let bufferLimit = 256
+    private let state = Mutex(State())
+    private let outgoing: AsyncStream<String>.Continuation
+    private let onEvent: EventHandler?
+
+    /// Connects and waits for the server's `hello`.
+    public static func connect(url: String, token: String, onEvent: EventHandler? = nil,
+                               timeout: Duration = .seconds(15)) async throws -> RealtimeConnection {
+        let connection = RealtimeConnection(url: url, token: token, onEvent: onEvent)
+        _ = try await connection.event(timeout: timeout) { $0.type == "hello" }
+        return connection
+    }
+
+    private init(url: String, token: String, onEvent: EventHandler?) {
+        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+        outgoing = continuation
+        self.onEvent = onEvent
+        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
+        configuration.additionalHeaders[.authorization] = "Bearer \(token)"
+        var logger = Logger(label: "parley-loadtest.realtime")
+        logger.logLevel = .critical
+        Task { [configuration, logger] in
+            _ = try? await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await message in inbound.messages(maxSize: 1 << 20) {
+                            guard case .text(let text) = message,
+                                  let frame = ServerFrame(text: text, receivedAt: .now) else { continue }
+                            self.deliver(frame)
+                        }
+                    }
+                    group.addTask {
+                        for await text in stream { try await outbound.write(.text(text)) }
+                        try await outbound.close(.normalClosure, reason: nil)
+                    }
+                    try await group.next()
+                    group.cancelAll()
+                }
+            }
+            self.fail()
+        }
+    }
+
+    /// Sends a command and waits for its reply; a refusal (`ok: false`) throws with its code.
+    @discardableResult
+    public func command(_ type: String, _ fields: [String: Any] = [:], timeout: Duration = .seconds(30)) async throws -> ServerFrame {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return "c\(state.nextID)"
+        }
+        var object = fields
+        object["id"] = id
+        object["type"] = type
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            self?.resolve(reply: id, with: .failure(Failure.timedOut(type)))
+        }
+        defer { timer.cancel() }
+        let reply = try await withCheckedThrowingContinuation { continuation in
+            let closed = state.withLock { state in
+                if state.closed { return true }
+                state.replies[id] = continuation
+                return false
+            }
+            if closed { continuation.resume(throwing: Failure.closed) } else { outgoing.yield(text) }
+        }
+        guard reply.ok else { throw Failure.refused(type: type, code: reply.errorCode) }
+        return reply
+    }
+
+    /// Sends a command without waiting; `onReply` gets its reply (or nothing if the socket closes).
+    public func send(_ type: String, _ fields: [String: Any], onReply: @escaping @Sendable (ServerFrame) -> Void) {
+        let id = state.withLock { state in
+            state.nextID += 1
+            let id = "s\(state.nextID)"
+            state.callbacks[id] = onReply
+            return id
+        }
+        var object = fields
+        object["id"] = id
+        object["type"] = type
+        guard let data = try? JSONSerialization.data(withJSONObject: object) else { return }
+        outgoing.yield(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The first event (already buffered or still to come) that `match` accepts.
+    public func event(timeout: Duration = .seconds(30), where match: @escaping @Sendable (ServerFrame) -> Bool) async throws -> ServerFrame {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            self?.resolve(waiter: id, with: .failure(Failure.timedOut("an event")))
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let outcome: Result<ServerFrame, any Error>? = state.withLock { state in
+                if let index = state.buffered.firstIndex(where: match) { return .success(state.buffered.remove(at: index)) }
+                if state.closed { return .failure(Failure.closed) }
+                state.waiters.append((id, match, continuation))
+                return nil
+            }
+            if let outcome { continuation.resume(with: outcome) }
+        }
+    }
+
+    /// Closes the socket.
+    public func close() { outgoing.finish() }
+
+    private func deliver(_ frame: ServerFrame) {
+        if let replyTo = frame.replyTo {
+            let (continuation, callback) = state.withLock { state in
+                (state.replies.removeValue(forKey: replyTo), state.callbacks.removeValue(forKey: replyTo))
+            }
+            continuation?.resume(returning: frame)
+            callback?(frame)
+            return
+        }
+        let waiter = state.withLock { state -> CheckedContinuation<ServerFrame, any Error>? in
+            guard let index = state.waiters.firstIndex(where: { $0.match(frame) }) else { return nil }
+            return state.waiters.remove(at: index).continuation
+        }
+        if let waiter { waiter.resume(returning: frame); return }
+        if let onEvent, onEvent(frame) { return }
+        state.withLock { state in
+            state.buffered.append(frame)
+            if state.buffered.count > Self.bufferLimit { state.buffered.removeFirst() }
+        }
+    }
+
+    private func resolve(reply id: String, with result: Result<ServerFrame, any Error>) {
+        state.withLock { $0.replies.removeValue(forKey: id) }?.resume(with: result)
+    }
+
+    private func resolve(waiter id: Int, with result: Result<ServerFrame, any Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<ServerFrame, any Error>? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index).continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    private func fail() {
+        let (replies, waiters) = state.withLock { state in
+            state.closed = true
+            defer { state.replies = [:]; state.waiters = []; state.callbacks = [:] }
+            return (Array(state.replies.values), state.waiters.map(\.continuation))
+        }
+        for continuation in replies { continuation.resume(throwing: Failure.closed) }
+        for continuation in waiters { continuation.resume(throwing: Failure.closed) }
+    }
+}
