@@ -45,6 +45,7 @@ public final class MediaClient {
     var iceCheck: (key: STUNIntegrityKey, username: String)?
     private var sender: MediaSender?
     private var receiver: MediaReceiver?
+    private var nextConsent: ContinuousClock.Instant?
 
     public init(configuration: MediaClientConfiguration = MediaClientConfiguration()) async throws(MediaClientError) {
         if let shared = configuration.sharedMedia, !shared.matches(configuration) {
@@ -119,7 +120,9 @@ public final class MediaClient {
         if self.receiver == nil { self.receiver = try makeReceiver(remote: remote, transport: transport, start: now) }
         guard let sender, let receiver else { throw .setup("media") }
         let deadline = now + duration
-        var nextConsent = now + .seconds(5)
+        // Consent (RFC 7675 §5.1) every 5 s across calls of this method: a run in 1 s slices
+        // must not restart the count each time, or the answerer's consent runs out.
+        if nextConsent == nil { nextConsent = now + .seconds(5) }
         sender.sendDue(now: now, transport: transport, link: link)
         // Every event taken from the link is handled, even one that comes after the deadline:
         // dropping it would lose a packet between slices.
@@ -128,7 +131,7 @@ public final class MediaClient {
             switch event {
             case .tick:
                 sender.sendDue(now: now, transport: transport, link: link)
-                if now >= nextConsent { sendConsentCheck(); nextConsent = now + .seconds(5) }
+                if let due = nextConsent, now >= due { sendConsentCheck(); nextConsent = now + .seconds(5) }
             case .datagram(var bytes):
                 guard PacketKind.classify(firstByte: bytes.first ?? 0) == .rtpOrRTCP else { handleControl(bytes); continue }
                 for packet in receiver.receive(&bytes, transport: transport, now: now) { sender.handle(packet) }

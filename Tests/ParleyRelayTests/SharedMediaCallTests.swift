@@ -90,6 +90,28 @@ struct SharedMediaCallTests {
         #expect(received.videoJitter > 0 && received.videoJitter < 0.1, "\(received.videoJitter)")
     }
 
+    @Test("consent checks keep going across slices, so a call run in 1 s slices outlives the relay's consent timeout")
+    func consentAcrossSlices() async throws {
+        let media = try Self.media.get()
+        let relay = try await MediaRelay.start(configuration: RelayConfiguration(
+            host: "127.0.0.1", port: 0, consentTimeout: .seconds(6)))
+        var configuration = Self.configuration
+        configuration.sharedMedia = media
+        configuration.decodesMedia = false
+        let client = try await MediaClient(configuration: configuration)
+        let (leg, answer) = try await relay.createLeg(offer: client.offer, owner: "echo-consent")
+        try await relay.echo(leg)
+        try await client.connect(answer: answer)
+        var reports: [MediaClient.CallReport] = []
+        for _ in 0..<9 { reports.append(try await client.runCall(for: .seconds(1))) }
+        client.close()
+        await relay.shutdown()
+        // Every second, including those after the 6 s timeout, brought media back.
+        for (second, (earlier, later)) in zip(reports, reports.dropFirst()).enumerated() {
+            #expect(later.received.audioPackets - earlier.received.audioPackets >= 40, "second \(second + 2)")
+        }
+    }
+
     @Test("a pair with different abs-send-time ids and mids: the relay rewrites the id, both sides measure latency")
     func pair() async throws {
         let media = try Self.media.get()

@@ -28,6 +28,8 @@ public struct CallsReport: Sendable, Codable {
         public var packetsReceived: Int
         /// Sequence-number gaps at the receivers (RFC 3550 §A.3).
         public var packetsLost: Int
+        /// The larger of the gaps over the packets expected and the packets sent but never
+        /// received (the latter also sees a stream that stops, or packets in flight at the end).
         public var lossPercent: Double
         /// RFC 3550 interarrival jitter at the end of the run, mean and largest over receivers, ms.
         public var audioJitterMs: Spread
@@ -102,10 +104,9 @@ public struct CallsReport: Sendable, Codable {
         setupTimes = SetupTimes(inviteToIncoming: await collector.inviteToIncoming.summary,
                                 inviteToActive: await collector.inviteToActive.summary,
                                 inviteToFirstFrame: await collector.inviteToFirstFrame.summary)
-        let expected = totals.packetsReceived + totals.packetsLost
         media = Media(
             packetsSent: totals.packetsSent, packetsReceived: totals.packetsReceived, packetsLost: totals.packetsLost,
-            lossPercent: expected > 0 ? Double(totals.packetsLost) / Double(expected) * 100 : 0,
+            lossPercent: Self.lossPercent(sent: totals.packetsSent, received: totals.packetsReceived, gaps: totals.packetsLost),
             audioJitterMs: Spread(totals.audioJitter), videoJitterMs: Spread(totals.videoJitter),
             latencyMs: PercentileSummary(count: totals.latency.count, p50: totals.latency.percentile(50).map(\.milliseconds),
                                          p95: totals.latency.percentile(95).map(\.milliseconds),
@@ -118,6 +119,14 @@ public struct CallsReport: Sendable, Codable {
             toneSeconds: totals.toneWindows, toneSecondsOff: totals.toneWindowsOff, keyFrameRequests: totals.keyFrameRequests)
         server = Self.server(timeline.statuses)
         self.timeline = timeline.points
+    }
+
+    /// Loss in percent: the larger of the sequence gaps over the packets expected (RFC 3550 §6.4.1)
+    /// and the packets sent that never arrived.
+    static func lossPercent(sent: Int, received: Int, gaps: Int) -> Double {
+        let byGaps = received + gaps > 0 ? Double(max(gaps, 0)) / Double(received + gaps) : 0
+        let bySent = sent > 0 ? Double(max(sent - received, 0)) / Double(sent) : 0
+        return max(byGaps, bySent) * 100
     }
 
     /// The server's figures between the first status with every call placed and the last one.
@@ -151,7 +160,7 @@ public struct CallsReport: Sendable, Codable {
             row("invite → active", setupTimes.inviteToActive),
             row("invite → first checked frame", setupTimes.inviteToFirstFrame),
             "media",
-            "  packets sent / received / lost  \(media.packetsSent) / \(media.packetsReceived) / \(media.packetsLost)  (loss \(media.lossPercent.fixed(3)) %)",
+            "  packets sent / received         \(media.packetsSent) / \(media.packetsReceived); sequence gaps \(media.packetsLost)  (loss \(media.lossPercent.fixed(3)) %)",
             "  jitter (RFC 3550) audio         mean \(ms(media.audioJitterMs.mean))  max \(ms(media.audioJitterMs.max)) ms",
             "  jitter (RFC 3550) video         mean \(ms(media.videoJitterMs.mean))  max \(ms(media.videoJitterMs.max)) ms",
             row("one-way latency", media.latencyMs),

@@ -99,6 +99,10 @@ public struct CallsScenario: Sendable {
             }
             let accepted = try await caller.connection.event { $0.type == "call.accepted" && $0["callId"] as? String == callID }
             await collector.established(incoming: incoming.receivedAt - invitedAt, active: accepted.receivedAt - invitedAt)
+            // A call the server ends before the run does (connection_lost, …) is a failure.
+            let endedEarly = Task { [connection = caller.connection] in
+                try await connection.event(timeout: end - ContinuousClock.now) { $0.type == "call.ended" && $0["callId"] as? String == callID }
+            }
             let callerSide = Handoff(client: callerClient), calleeSide = Handoff(client: calleeClient)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -111,6 +115,9 @@ public struct CallsScenario: Sendable {
                 }
             }
             await collector.callEnded()
+            if let ended = try? await endedEarly.value, ended.receivedAt < end {
+                await collector.failed("call ended early by the server: \(ended["reason"] as? String ?? "?")")
+            }
             _ = try? await caller.connection.command("call.hangup", ["callId": callID], timeout: .seconds(5))
         } catch {
             await collector.failed("\(error)")
@@ -156,9 +163,10 @@ public struct CallsScenario: Sendable {
                     point.rate = Double(status.relay.packetsOut &- before.relay.packetsOut) / elapsed
                     point.serverCPUPercent = (status.process.cpuSeconds - before.process.cpuSeconds) / elapsed * 100
                 }
-                let lost = totals.packetsLost - previous.totals.packetsLost
-                let received = totals.packetsReceived - previous.totals.packetsReceived
-                point.lossPercent = lost + received > 0 ? Double(max(lost, 0)) / Double(lost + received) * 100 : 0
+                point.lossPercent = CallsReport.lossPercent(
+                    sent: totals.packetsSent - previous.totals.packetsSent,
+                    received: totals.packetsReceived - previous.totals.packetsReceived,
+                    gaps: totals.packetsLost - previous.totals.packetsLost)
                 let window = totals.latency.subtracting(previous.totals.latency)
                 point.latencyP50 = window.percentile(50).map(\.milliseconds)
                 point.latencyP99 = window.percentile(99).map(\.milliseconds)

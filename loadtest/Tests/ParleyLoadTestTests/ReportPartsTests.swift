@@ -80,3 +80,18 @@ struct ReportPartsTests {
         #expect(CallsReport.server(Array(statuses.prefix(1))) == nil)
     }
 }
+
+@Suite("Loss as the calls report counts it")
+struct LossTests {
+    @Test func theLargerOfGapsAndUndelivered() {
+        #expect(CallsReport.lossPercent(sent: 0, received: 0, gaps: 0) == 0)
+        #expect(CallsReport.lossPercent(sent: 1_000, received: 1_000, gaps: 0) == 0)
+        // A stream that stops leaves no gap, but the packets sent never arrived.
+        #expect(CallsReport.lossPercent(sent: 1_000, received: 500, gaps: 0) == 50)
+        // Gaps weigh in when they say more (e.g. packets still counted as sent on the other side).
+        #expect(CallsReport.lossPercent(sent: 1_000, received: 990, gaps: 10) == 1)
+        #expect(CallsReport.lossPercent(sent: 100, received: 98, gaps: 2) == 2)
+        // More received than sent in a window (in flight at its start) is no negative loss.
+        #expect(CallsReport.lossPercent(sent: 100, received: 110, gaps: 0) == 0)
+    }
+}
