@@ -5,8 +5,9 @@ import Darwin
 #endif
 
 /// Counts of latencies in log-linear buckets, for percentiles without keeping samples: 10 µs
-/// wide below 1 ms, then each bucket 4 % wider than the last up to 10 s (a bucket's geometric
-/// middle is within 2 % of anything in it), and one overflow bucket from 10 s.
+/// wide below 1 ms, then each bucket 4 % wider than the last up to 120 s (a bucket's geometric
+/// middle is within 2 % of anything in it), and one overflow bucket from 120 s — wide enough for
+/// a chat server's queueing delays under overload, not only for media.
 ///
 /// A pure value: merge the histograms of many receivers, and subtract an earlier snapshot of the
 /// same cumulative histogram to get a window (e.g. one second of a load test).
@@ -16,7 +17,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     /// Where the logarithmic buckets start: the end of the linear ones, 1 ms.
     static let logStart = linearWidth * Double(linearBuckets)
     static let logRatio = 1.04
-    static let overflowStart = 10.0
+    static let overflowStart = 120.0
     static let logBuckets = Int((log(overflowStart / logStart) / log(logRatio)).rounded(.up))
     static let bucketCount = linearBuckets + logBuckets + 1
 
@@ -28,7 +29,7 @@ public struct LatencyHistogram: Sendable, Equatable {
         buckets = []
     }
 
-    /// Adds one latency in seconds; negative values count as 0, values from 10 s on as overflow.
+    /// Adds one latency in seconds; negative values count as 0, values from 120 s on as overflow.
     public mutating func record(_ seconds: Double) {
         if buckets.isEmpty { buckets = Array(repeating: 0, count: Self.bucketCount) }
         buckets[Self.bucket(of: seconds)] += 1
@@ -36,7 +37,7 @@ public struct LatencyHistogram: Sendable, Equatable {
     }
 
     /// The latency in seconds below which `p` percent (0…100) of the recorded ones lie: the
-    /// middle of the bucket holding that rank (10 s for the overflow bucket). Nil when empty.
+    /// middle of the bucket holding that rank (120 s for the overflow bucket). Nil when empty.
     public func percentile(_ p: Double) -> Double? {
         guard count > 0 else { return nil }
         let fraction = min(max(p.isNaN ? 0 : p, 0), 100) / 100

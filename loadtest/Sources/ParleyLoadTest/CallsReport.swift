@@ -75,6 +75,14 @@ public struct CallsReport: Sendable, Codable {
         public var dropped: UInt64
     }
 
+    /// What the load generator cost over the same window, and what the kernel dropped: figures
+    /// that tell whether the server or the harness (on the same machine) set the limit.
+    public struct Harness: Sendable, Codable {
+        public var cpuPercentOfOneCore: Double
+        /// `RcvbufErrors` of the whole machine (harness and relay sockets) over the window.
+        public var udpReceiveBufferDrops: UInt64?
+    }
+
     public struct Comparison: Sendable, Codable {
         public var reference: ReferenceRun.Result
         /// Parley's CPU per packet over the reference's.
@@ -91,6 +99,7 @@ public struct CallsReport: Sendable, Codable {
     public var setupTimes: SetupTimes
     public var media: Media
     public var server: Server?
+    public var harness: Harness?
     public var reference: Comparison?
     public var timeline: [TimelinePoint]
 
@@ -118,6 +127,7 @@ public struct CallsReport: Sendable, Codable {
             decodeFailures: totals.decodeFailures, srtpFailures: totals.srtpFailures,
             toneSeconds: totals.toneWindows, toneSecondsOff: totals.toneWindowsOff, keyFrameRequests: totals.keyFrameRequests)
         server = Self.server(timeline.statuses)
+        harness = Self.harness(timeline.statuses)
         self.timeline = timeline.points
     }
 
@@ -130,8 +140,8 @@ public struct CallsReport: Sendable, Codable {
     }
 
     /// The server's figures between the first status with every call placed and the last one.
-    static func server(_ statuses: [(at: ContinuousClock.Instant, status: ServerAPI.Status, allPlaced: Bool)]) -> Server? {
-        guard let first = statuses.first(where: \.allPlaced), let last = statuses.last, last.at > first.at else { return nil }
+    static func server(_ statuses: [StatusSample]) -> Server? {
+        guard let (first, last) = window(statuses) else { return nil }
         let seconds = (last.at - first.at).seconds
         let packets = last.status.relay.packetsOut &- first.status.relay.packetsOut
         let bytes = last.status.relay.bytesOut &- first.status.relay.bytesOut
@@ -143,6 +153,19 @@ public struct CallsReport: Sendable, Codable {
             residentBytes: last.status.process.residentBytes,
             decryptFailures: last.status.relay.decryptFailures &- first.status.relay.decryptFailures,
             dropped: last.status.relay.dropped &- first.status.relay.dropped)
+    }
+
+    static func harness(_ statuses: [StatusSample]) -> Harness? {
+        guard let (first, last) = window(statuses) else { return nil }
+        let drops = last.host.udpReceiveBufferErrors.flatMap { end in first.host.udpReceiveBufferErrors.map { end &- $0 } }
+        return Harness(cpuPercentOfOneCore: (last.host.harnessCPUSeconds - first.host.harnessCPUSeconds) / (last.at - first.at).seconds * 100,
+                       udpReceiveBufferDrops: drops)
+    }
+
+    /// The steady part: the first sample with every call placed, and the last one.
+    static func window(_ statuses: [StatusSample]) -> (StatusSample, StatusSample)? {
+        guard let first = statuses.first(where: \.allPlaced), let last = statuses.last, last.at > first.at else { return nil }
+        return (first, last)
     }
 
     /// The end-of-run table.
@@ -176,6 +199,9 @@ public struct CallsReport: Sendable, Codable {
                 "  CPU                             \(server.cpuPercentOfOneCore.fixed(1)) % of a core, \(server.cpuMicrosecondsPerPacket.map { $0.fixed(2) } ?? "-") µs per relayed packet",
                 "  resident                        \(server.residentBytes / 1_048_576) MiB; decrypt failures \(server.decryptFailures), dropped \(server.dropped)",
             ]
+        }
+        if let harness {
+            lines.append("  harness CPU                     \(harness.cpuPercentOfOneCore.fixed(1)) % of a core; UDP receive-buffer drops (machine) \(harness.udpReceiveBufferDrops.map(String.init) ?? "-")")
         }
         if let reference {
             lines.append("reference (../shared/reference, \(reference.reference.packetsPerSecond) pps × \(reference.reference.packetSize) B, AES-GCM)")

@@ -174,7 +174,8 @@ public struct CallsScenario: Sendable {
             timeline.points.append(point)
             // The server's window ends with the calls' media (the last tick comes after it).
             if let status, now <= end + .milliseconds(200) {
-                timeline.statuses.append((now, status, callsUp == options.calls || established + failed == options.calls))
+                timeline.statuses.append(.init(at: now, status: status, host: .now(),
+                                               allPlaced: callsUp == options.calls || established + failed == options.calls))
             }
             previous = (now, totals, status)
             progress?.show("[\(Int(point.time.rounded()))s] calls up \(callsUp)/\(options.calls)"
@@ -196,6 +197,14 @@ private struct Handoff: @unchecked Sendable {
 /// The samples a calls run keeps: the progress points and the server's status at each.
 struct CallsTimeline: Sendable {
     var points: [TimelinePoint] = []
-    /// (when, status, whether every call had been placed by then).
-    var statuses: [(at: ContinuousClock.Instant, status: ServerAPI.Status, allPlaced: Bool)] = []
+    var statuses: [StatusSample] = []
+}
+
+/// The server's status at one tick, beside the harness's own figures.
+struct StatusSample: Sendable {
+    var at: ContinuousClock.Instant
+    var status: ServerAPI.Status
+    var host: HostFigures
+    /// Whether every call had been placed (established or failed) by then.
+    var allPlaced: Bool
 }

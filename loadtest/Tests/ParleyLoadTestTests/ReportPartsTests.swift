@@ -65,10 +65,11 @@ struct ReportPartsTests {
                              process: .init(cpuSeconds: cpu, residentBytes: 1 << 20), calls: .init(ringing: 0, active: 2))
         }
         let t0 = ContinuousClock.now
+        func host(_ cpu: Double, _ drops: UInt64) -> HostFigures { HostFigures(harnessCPUSeconds: cpu, udpReceiveBufferErrors: drops) }
         let statuses = [
-            (at: t0, status: status(out: 100, bytes: 100_000, cpu: 1.0), allPlaced: false),
-            (at: t0 + .seconds(1), status: status(out: 1_000, bytes: 1_000_000, cpu: 1.1), allPlaced: true),
-            (at: t0 + .seconds(3), status: status(out: 21_000, bytes: 21_000_000, cpu: 1.3), allPlaced: true),
+            StatusSample(at: t0, status: status(out: 100, bytes: 100_000, cpu: 1.0), host: host(0, 0), allPlaced: false),
+            StatusSample(at: t0 + .seconds(1), status: status(out: 1_000, bytes: 1_000_000, cpu: 1.1), host: host(1, 5), allPlaced: true),
+            StatusSample(at: t0 + .seconds(3), status: status(out: 21_000, bytes: 21_000_000, cpu: 1.3), host: host(2.5, 12), allPlaced: true),
         ]
         let server = try #require(CallsReport.server(statuses))
         #expect(server.windowSeconds == 2)
@@ -78,6 +79,23 @@ struct ReportPartsTests {
         #expect(abs((server.cpuMicrosecondsPerPacket ?? 0) - 10) < 1e-9)
         #expect(abs(server.cpuPercentOfOneCore - 10) < 1e-9)
         #expect(CallsReport.server(Array(statuses.prefix(1))) == nil)
+        let harness = try #require(CallsReport.harness(statuses))
+        #expect(abs(harness.cpuPercentOfOneCore - 75) < 1e-9)
+        #expect(harness.udpReceiveBufferDrops == 7)
+    }
+
+    @Test func readsUDPReceiveBufferErrors() {
+        let snmp = """
+        Ip: Forwarding DefaultTTL
+        Ip: 1 64
+        Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors
+        Udp: 15585 12 3 15590 42 0 0 0 0
+        UdpLite: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors SndbufErrors InCsumErrors IgnoredMulti MemErrors
+        UdpLite: 0 0 0 0 0 0 0 0 0
+        """
+        #expect(HostFigures.udpReceiveBufferErrors(snmp: snmp) == 42)
+        #expect(HostFigures.udpReceiveBufferErrors(snmp: "Ip: 1 2") == nil)
+        #expect(HostFigures.now().harnessCPUSeconds > 0)
     }
 }
 
