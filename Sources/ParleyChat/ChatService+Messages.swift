@@ -21,7 +21,11 @@ extension ChatService {
     /// Stores the message (committed before this returns) and tells every member's devices.
     /// Sending the same clientMessageId again returns the stored message and tells nobody twice.
     public func send(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
-        let dialog = try await memberDialog(user, id)
+        // The members once, for the membership check, a private dialog's reach and the views.
+        let members = try await store.members(of: id)
+        guard members.contains(where: { $0.userID == user }), let dialog = try await store.dialog(id: id) else {
+            throw ChatErrors.dialogNotFound
+        }
         let clientID = outgoing.clientMessageID.trimmingCharacters(in: .whitespaces)
         guard !clientID.isEmpty, clientID.count <= ChatRules.maxClientMessageIDLength else { throw ChatErrors.clientMessageIDRequired }
         let text = outgoing.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -38,11 +42,11 @@ extension ChatService {
             }
             guard attachment.kind == outgoing.kind.rawValue else { throw ChatErrors.attachmentKindMismatch }
         }
-        if dialog.type == .private { try await requirePrivateReach(user, dialog) }
+        if dialog.type == .private { try await requirePrivateReach(user, members: members) }
         let record = MessageRecord(
             id: .generate(), dialogID: id, seq: 0, senderID: user, clientMessageID: clientID, kind: outgoing.kind,
             text: text, attachmentID: outgoing.attachmentID, call: nil, createdAt: clock.now())
-        return try await deliver(record)
+        return try await deliver(record, members: members)
     }
 
     /// Writes a finished call into the pair's private dialog (creating it if need be).
@@ -63,9 +67,13 @@ extension ChatService {
         return try await deliver(record)
     }
 
-    func deliver(_ record: MessageRecord) async throws -> MessageView {
+    /// Stores the message and tells the members. `members`, when the caller already has them,
+    /// saves reading them again: storing a message changes only the sender's own read position,
+    /// which its view does not show.
+    func deliver(_ record: MessageRecord, members known: [Membership]? = nil) async throws -> MessageView {
         let (stored, isNew) = try await store.appendMessage(record)
-        let members = try await store.members(of: stored.dialogID)
+        let members: [Membership]
+        if let known { members = known } else { members = try await store.members(of: stored.dialogID) }
         let view = try await views([stored], members: members)[0]
         if isNew {
             await events.publish(type: "message.new", payload: MessageEvent(message: view), to: members.map(\.userID))
@@ -74,8 +82,7 @@ extension ChatService {
     }
 
     /// Blocked either way, or no longer friends: the private conversation is closed.
-    func requirePrivateReach(_ user: UserID, _ dialog: DialogRecord) async throws {
-        let members = try await store.members(of: dialog.id)
+    func requirePrivateReach(_ user: UserID, members: [Membership]) async throws {
         guard let other = members.first(where: { $0.userID != user })?.userID else { return }
         try await friends.requireFriendship(from: user, to: other)
     }

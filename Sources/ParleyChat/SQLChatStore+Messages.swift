@@ -30,22 +30,27 @@ extension SQLChatStore {
                 .where("client_message_id", .equal, message.clientMessageID).first() {
                 return (try Self.decodeMessage(existing), false)
             }
-            let last = try await sql.select().column("last_message_seq").from("dialogs")
-                .where("id", .equal, message.dialogID.rawValue).first(decodingColumn: "last_message_seq", as: Int64.self) ?? 0
+            // The dialog's counter moves on and says the new number, in one statement.
+            guard let seq = try await sql.update("dialogs")
+                .set("last_message_seq", to: SQLRaw("last_message_seq + 1"))
+                .set("updated_at", to: message.createdAt.storageMillis)
+                .where("id", .equal, message.dialogID.rawValue)
+                .returning("last_message_seq")
+                .first(decodingColumn: "last_message_seq", as: Int64.self)
+            else { throw ChatErrors.dialogNotFound }
             var stored = message
-            stored.seq = last + 1
+            stored.seq = seq
             let call = message.call.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
             try await sql.insert(into: "messages").columns(Self.messageColumns)
                 .values(SQLBind(stored.id.rawValue), SQLBind(stored.dialogID.rawValue), SQLBind(stored.seq),
                         SQLBind(stored.senderID.rawValue), SQLBind(stored.clientMessageID), SQLBind(stored.kind.rawValue),
                         SQLBind(stored.text), SQLBind(stored.attachmentID?.rawValue), SQLBind(call),
                         SQLBind(stored.createdAt.storageMillis)).run()
-            try await sql.update("dialogs").set("last_message_seq", to: stored.seq).set("updated_at", to: stored.createdAt.storageMillis)
-                .where("id", .equal, stored.dialogID.rawValue).run()
             // A new message brings a cleared conversation back; the sender has read their own message.
-            try await sql.update("dialog_members").set("hidden", to: 0).where("dialog_id", .equal, stored.dialogID.rawValue).run()
-            try await sql.update("dialog_members").set("read_seq", to: stored.seq)
-                .where("dialog_id", .equal, stored.dialogID.rawValue).where("user_id", .equal, stored.senderID.rawValue).run()
+            try await sql.update("dialog_members")
+                .set("hidden", to: 0)
+                .set("read_seq", to: SQLQueryString("CASE WHEN user_id = \(bind: stored.senderID.rawValue) THEN \(bind: stored.seq) ELSE read_seq END"))
+                .where("dialog_id", .equal, stored.dialogID.rawValue).run()
             return (stored, true)
         }
     }

@@ -39,27 +39,34 @@ public final class EventLog: EventPublisher, Sendable {
         hub.deliverEphemeral(type: type, payload: payload, to: users)
     }
 
-    /// Stores one event per user, each with the next number of that user's sequence.
+    /// Stores one event per user, each with the next number of that user's sequence: one upsert
+    /// moves every recipient's head on (creating it on first use) and returns the new numbers, one
+    /// insert stores the events — two statements however many recipients, in one transaction.
     func append(type: String, payload: String, to users: [UserID], exceptSession: SessionID? = nil) async throws -> [StoredEvent] {
         let now = clock.now()
+        var seen = Set<UserID>()
+        let recipients = users.filter { seen.insert($0).inserted }
+        guard !recipients.isEmpty else { return [] }
         return try await database.transaction { sql in
+            let heads = sql.insert(into: "user_event_heads").columns("user_id", "last_seq")
+            for user in recipients { heads.values(SQLBind(user.rawValue), SQLBind(Int64(1))) }
+            let rows = try await heads
+                .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("user_event_heads.last_seq + 1")) }
+                .returning("user_id", "last_seq")
+                .all()
+            var numbers: [String: Int64] = [:]
+            for row in rows {
+                numbers[try row.decode(column: "user_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self)
+            }
+            let events = sql.insert(into: "user_events").columns("user_id", "seq", "type", "payload", "created_at", "except_session")
             var stored: [StoredEvent] = []
-            for user in Set(users) {
-                let last = try await sql.select().column("last_seq").from("user_event_heads")
-                    .where("user_id", .equal, user.rawValue).first(decodingColumn: "last_seq", as: Int64.self)
-                let seq = (last ?? 0) + 1
-                if last == nil {
-                    try await sql.insert(into: "user_event_heads").columns("user_id", "last_seq")
-                        .values(SQLBind(user.rawValue), SQLBind(seq)).run()
-                } else {
-                    try await sql.update("user_event_heads").set("last_seq", to: seq).where("user_id", .equal, user.rawValue).run()
-                }
-                try await sql.insert(into: "user_events").columns("user_id", "seq", "type", "payload", "created_at", "except_session")
-                    .values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis),
-                            SQLBind(exceptSession?.rawValue))
-                    .run()
+            for user in recipients {
+                guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
+                events.values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis),
+                              SQLBind(exceptSession?.rawValue))
                 stored.append(StoredEvent(userID: user, seq: seq, type: type, payload: payload, createdAt: now, exceptSession: exceptSession))
             }
+            try await events.run()
             return stored
         }
     }
@@ -107,4 +114,15 @@ public final class EventLog: EventPublisher, Sendable {
 public enum RealtimeErrors {
     public static let historyExpired = ParleyError(
         .gone, code: "history_expired", "Events this old are no longer kept; refetch dialogs and state over REST, then sync from the latest seq")
+}
+
+/// The upsert of the sequence heads did not return a number for a recipient (it always should).
+enum EventLogError: Error, CustomStringConvertible {
+    case headNotReturned(UserID)
+
+    var description: String {
+        switch self {
+        case .headNotReturned(let user): "no event sequence number returned for \(user)"
+        }
+    }
 }
