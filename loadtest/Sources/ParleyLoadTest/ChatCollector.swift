@@ -13,6 +13,9 @@ final class ChatCollector: Sendable {
         var duplicates = 0
         var acknowledgement = LatencyHistogram()
         var delivery = LatencyHistogram()
+        /// When the last reply and the last delivery came: the rates run from the start to these.
+        var lastAcknowledgedAt: ContinuousClock.Instant?
+        var lastDeliveredAt: ContinuousClock.Instant?
     }
 
     private let state = Mutex(Snapshot())
@@ -21,9 +24,10 @@ final class ChatCollector: Sendable {
 
     func sent() { state.withLock { $0.sent += 1 } }
 
-    func acknowledged(after seconds: Double, recipients: Int) {
+    func acknowledged(after seconds: Double, recipients: Int, at instant: ContinuousClock.Instant) {
         state.withLock {
             $0.acknowledged += 1
+            $0.lastAcknowledgedAt = max($0.lastAcknowledgedAt ?? instant, instant)
             $0.expectedDeliveries += recipients
             $0.acknowledgement.record(seconds)
         }
@@ -31,9 +35,10 @@ final class ChatCollector: Sendable {
 
     func refused(_ code: String) { state.withLock { $0.refused[code, default: 0] += 1 } }
 
-    func delivered(after seconds: Double) {
+    func delivered(after seconds: Double, at instant: ContinuousClock.Instant) {
         state.withLock {
             $0.deliveries += 1
+            $0.lastDeliveredAt = max($0.lastDeliveredAt ?? instant, instant)
             $0.delivery.record(seconds)
         }
     }

@@ -11,10 +11,12 @@ public struct ChatReport: Sendable, Codable {
     public var sent: Int
     public var acknowledged: Int
     public var refused: [String: Int]
-    /// Acknowledged messages over the sending time.
+    /// Acknowledged messages per second, from the start to the last reply (replies still coming
+    /// after the sending stopped count, and so does the time they took).
     public var acknowledgedPerSecond: Double
     public var expectedDeliveries: Int
     public var deliveries: Int
+    /// Deliveries per second, from the start to the last delivery.
     public var deliveriesPerSecond: Double
     /// `message.send` → its reply.
     public var acknowledgementLatencyMs: PercentileSummary
@@ -25,7 +27,7 @@ public struct ChatReport: Sendable, Codable {
     public var timeline: [TimelinePoint]
 
     init(options: ChatOptions, users: Int, privateDialogs: Int, groupDialogs: Int, snapshot: ChatCollector.Snapshot,
-         sendingSeconds: Double, timeline: ChatTimeline) {
+         start: ContinuousClock.Instant, sendingSeconds: Double, timeline: ChatTimeline) {
         self.users = users
         self.privateDialogs = privateDialogs
         self.groupDialogs = groupDialogs
@@ -34,10 +36,10 @@ public struct ChatReport: Sendable, Codable {
         sent = snapshot.sent
         acknowledged = snapshot.acknowledged
         refused = snapshot.refused
-        acknowledgedPerSecond = Double(snapshot.acknowledged) / sendingSeconds
+        acknowledgedPerSecond = snapshot.lastAcknowledgedAt.map { Double(snapshot.acknowledged) / ($0 - start).seconds } ?? 0
         expectedDeliveries = snapshot.expectedDeliveries
         deliveries = snapshot.deliveries
-        deliveriesPerSecond = Double(snapshot.deliveries) / sendingSeconds
+        deliveriesPerSecond = snapshot.lastDeliveredAt.map { Double(snapshot.deliveries) / ($0 - start).seconds } ?? 0
         acknowledgementLatencyMs = snapshot.acknowledgement.summary
         deliveryLatencyMs = snapshot.delivery.summary
         if let first = timeline.statuses.first, let last = timeline.statuses.last, last.at > first.at {

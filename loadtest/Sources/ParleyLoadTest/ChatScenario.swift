@@ -57,7 +57,7 @@ public struct ChatScenario: Sendable {
         let privateCount = dialogs.filter { $0.private != nil }.count / 2
         let groups = Set(dialogs.compactMap { $0.group?.id }).count
         return ChatReport(options: options, users: users.count, privateDialogs: privateCount, groupDialogs: groups,
-                          snapshot: collector.snapshot, sendingSeconds: options.duration.seconds, timeline: timeline)
+                          snapshot: collector.snapshot, start: start, sendingSeconds: options.duration.seconds, timeline: timeline)
     }
 
     /// Per user: its private dialog (with its pair) and its group dialog, if any.
@@ -99,7 +99,7 @@ public struct ChatScenario: Sendable {
                             let message = frame["message"] as? [String: Any]
                             guard message?["senderId"] as? String != me,
                                   let text = message?["text"] as? String, let sentAt = Self.sendTime(text) else { return true }
-                            collector.delivered(after: (frame.receivedAt - sentAt).seconds)
+                            collector.delivered(after: (frame.receivedAt - sentAt).seconds, at: frame.receivedAt)
                             return true
                         }
                         return (offset, connection)
@@ -134,7 +134,8 @@ public struct ChatScenario: Sendable {
                     "dialogId": dialog.id, "clientMessageId": "\(runID)-\(sent)", "kind": "text", "text": Self.text(sentAt: sentAt),
                 ]) { reply in
                     if reply.ok {
-                        collector.acknowledged(after: (reply.receivedAt - sentAt).seconds, recipients: dialog.members - 1)
+                        collector.acknowledged(after: (reply.receivedAt - sentAt).seconds, recipients: dialog.members - 1,
+                                              at: reply.receivedAt)
                     } else {
                         collector.refused(reply.errorCode ?? "unknown")
                     }
