@@ -49,7 +49,6 @@ public struct ChatReport: Sendable, Codable {
     }
 
     public var table: String {
-        func ms(_ value: Double?) -> String { value.map { $0.fixed(1) } ?? "-" }
         func row(_ name: String, _ summary: PercentileSummary) -> String { summary.row(name, width: 28, places: 1) }
         var lines = [
             "chat: \(users) users, \(privateDialogs) private + \(groupDialogs) group dialogs, \(requestedMessagesPerSecond.fixed(0)) msg/s asked for \(sendingSeconds.fixed(0)) s",
