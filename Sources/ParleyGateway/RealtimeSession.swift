@@ -80,6 +80,8 @@ struct RealtimeSession {
                 mailbox.offer(ReplyFrame.ok(frame.idJSON, Pong(serverTime: Date())))
             case "sync":
                 let request = try RealtimeCommands.decode(SyncRequest.self, from: bytes)
+                // The session may have ended (logout, password reset) since the socket opened.
+                _ = try await gateway.accounts.checkSession(principal)
                 let limit = min(max(request.limit ?? 500, 1), 1000)
                 let page = try await gateway.events.events(of: principal.userID, since: max(request.since, 0), limit: limit)
                 // Events meant for every device but this one (answered elsewhere) are skipped.
@@ -97,6 +99,12 @@ struct RealtimeSession {
             }
         } catch let error as ParleyError {
             mailbox.offer(ReplyFrame.error(frame.idJSON, error))
+            // An ended session gets nothing more on this socket, live events included: the
+            // reply goes out, then the connection closes (the device logs in again).
+            if error.code == AccountErrors.sessionEnded.code {
+                logger.notice("realtime session ended; closing the connection")
+                mailbox.close()
+            }
         } catch {
             logger.error("realtime command failed", metadata: ["type": "\(frame.type)", "error": "\(error)"])
             mailbox.offer(ReplyFrame.error(frame.idJSON, ParleyError(.internalFailure, code: "internal_error", "Something went wrong on our side")))

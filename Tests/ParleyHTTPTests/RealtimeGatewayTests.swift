@@ -22,6 +22,24 @@ import Testing
         }
     }
 
+    @Test func aSocketWhoseSessionEndedIsRefusedAndClosed() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let (socket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            defer { socket.close() }
+            #expect(try await socket.command("sync", ["since": 0]).ok == true)
+            #expect(try await client.call(.post, "/v1/auth/logout", token: ann.accessToken).status == .noContent)
+            // The access token still verifies for a while, but the session is gone: sync says so
+            // and the server closes the socket, so no further event reaches the logged-out device.
+            let refused = try await socket.command("sync", ["since": 0])
+            #expect(refused.ok == false && refused.errorCode == "session_ended", "\(refused)")
+            let deadline = ContinuousClock.now + .seconds(5)
+            while !(await socket.isClosed), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await socket.isClosed)
+        }
+    }
+
     @Test func withoutAValidTokenThereIsNoSocket() async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
