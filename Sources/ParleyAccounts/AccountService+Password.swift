@@ -32,6 +32,7 @@ extension AccountService {
         try await store.setPassword(id: record.userID, hash: try await hasher.hash(newPassword), at: now)
         try await store.markVerified(id: record.userID, at: now)
         try await store.endAllSessions(userID: record.userID, reason: "password_reset", at: now)
+        sessionsEnded(.allOf(record.userID))
         logger.info("password reset; all sessions ended", metadata: ["user": "\(record.userID)"])
     }
 }

@@ -65,6 +65,7 @@ extension AccountService {
             throw AccountErrors.invalidRefreshToken
         case .reused(let old):
             try await store.endSession(id: old.sessionID, reason: "refresh_token_reused", at: now)
+            sessionsEnded(.one(old.sessionID))
             logger.warning("refresh token reused; session ended", metadata: ["session": "\(old.sessionID)"])
             throw AccountErrors.refreshTokenReused
         case .rotated(_, let new):
@@ -81,10 +82,12 @@ extension AccountService {
         let now = clock.now()
         if let principal {
             try await store.endSession(id: principal.sessionID, reason: "logout", at: now)
+            sessionsEnded(.one(principal.sessionID))
             return true
         }
         if let refreshToken, let session = try await store.sessionID(refreshTokenDigest: SecretToken.digest(of: refreshToken)) {
             try await store.endSession(id: session, reason: "logout", at: now)
+            sessionsEnded(.one(session))
             return true
         }
         return false
@@ -116,5 +119,22 @@ extension AccountService {
     static func cleanDeviceName(_ name: String?) -> String {
         let trimmed = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? "unnamed device" : String(trimmed.prefix(64))
+    }
+}
+
+/// Which sessions just ended.
+public enum SessionsEnded: Sendable, Equatable {
+    case one(SessionID)
+    case allOf(UserID)
+}
+
+extension AccountService {
+    /// Calls `action` whenever sessions end, after they are marked ended in the store.
+    public func onSessionsEnded(_ action: @escaping @Sendable (SessionsEnded) -> Void) {
+        sessionEndObservers.withLock { $0.append(action) }
+    }
+
+    func sessionsEnded(_ ended: SessionsEnded) {
+        for observer in sessionEndObservers.withLock({ $0 }) { observer(ended) }
     }
 }

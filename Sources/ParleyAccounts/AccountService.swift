@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 import ParleyFiles
 import ParleyMail
+import Synchronization
 
 /// Users, credentials, sessions, verification and reset: everything about who someone is.
 public final class AccountService: Sendable {
@@ -19,6 +20,9 @@ public final class AccountService: Sendable {
     /// Mails (verification, reset) per account and hour: past it they are silently not sent, so
     /// the answer stays the same and nobody's inbox can be flooded.
     let mailsPerAccount = RateLimiter(limit: 5, window: 3600)
+    /// Told when sessions end (logout, password reset, a replayed refresh token), so open
+    /// realtime connections of those devices can be closed.
+    let sessionEndObservers = Mutex<[@Sendable (SessionsEnded) -> Void]>([])
 
     public init(
         store: any AccountStore, files: FileStore, mail: any MailTransport, tokens: AccessTokens,

@@ -64,6 +64,13 @@ public enum ParleyServer {
             mail: mail, tokens: tokens, clock: clock, settings: settings, logger: logger)
 
         let events = EventLog(database: database, hub: EventHub(), clock: clock, retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
+        // A device whose session ends (logout, password reset) loses its realtime connections at once.
+        accounts.onSessionsEnded { [hub = events.hub] ended in
+            switch ended {
+            case .one(let session): hub.closeConnections(session: session)
+            case .allOf(let user): hub.closeConnections(user: user)
+            }
+        }
         let friends = FriendService(store: SQLFriendStore(database: database), events: events, clock: clock, logger: logger)
         let chatSettings = ChatSettings(
             publicBaseURL: publicBaseURL, maxImageBytes: config.maxImageBytes, maxVideoBytes: config.maxVideoBytes,

@@ -67,6 +67,17 @@ public final class EventHub: Sendable {
         for mailbox in targets where mailbox.sessionID != exceptSession { mailbox.offer(frame) }
     }
 
+    /// Closes the connections of a device (`session`) or of every device of `user`: their
+    /// sessions have ended, so nothing more may reach them.
+    public func closeConnections(session: SessionID? = nil, user: UserID? = nil) {
+        let targets = mailboxes.withLock { boxes in
+            boxes.flatMap { owner, devices in
+                devices.values.filter { (user == nil || owner == user) && (session == nil || $0.sessionID == session) }
+            }
+        }
+        for mailbox in targets { mailbox.close() }
+    }
+
     /// Whether any connection of this device is open.
     public func isConnected(_ session: SessionID, of user: UserID) -> Bool {
         mailboxes.withLock { ($0[user] ?? [:]).values.contains { $0.sessionID == session } }

@@ -22,22 +22,45 @@ import Testing
         }
     }
 
-    @Test func aSocketWhoseSessionEndedIsRefusedAndClosed() async throws {
+    @Test func loggingOutClosesThatDevicesSocketAtOnce() async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            let (socket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
-            defer { socket.close() }
-            #expect(try await socket.command("sync", ["since": 0]).ok == true)
-            #expect(try await client.call(.post, "/v1/auth/logout", token: ann.accessToken).status == .noContent)
-            // The access token still verifies for a while, but the session is gone: sync says so
-            // and the server closes the socket, so no further event reaches the logged-out device.
-            let refused = try await socket.command("sync", ["since": 0])
-            #expect(refused.ok == false && refused.errorCode == "session_ended", "\(refused)")
-            let deadline = ContinuousClock.now + .seconds(5)
-            while !(await socket.isClosed), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(await socket.isClosed)
+            let phone = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let tablet = try await client.logIn("ann@example.com")
+            let (phoneSocket, _) = try await RealtimeClient.connect(port: client.port!, token: phone.accessToken)
+            let (tabletSocket, _) = try await RealtimeClient.connect(port: client.port!, token: tablet.accessToken)
+            defer { phoneSocket.close(); tabletSocket.close() }
+            #expect(try await client.call(.post, "/v1/auth/logout", token: phone.accessToken).status == .noContent)
+            // The phone's socket closes without it sending anything, so no event reaches it any more.
+            try await Self.waitUntilClosed(phoneSocket)
+            #expect(await phoneSocket.isClosed)
+            // The tablet's session goes on.
+            #expect(try await tabletSocket.command("sync", ["since": 0]).ok == true)
+            #expect(await !tabletSocket.isClosed)
         }
+    }
+
+    @Test func aPasswordResetClosesEveryDevicesSocket() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test(.live) { client in
+            let phone = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let tablet = try await client.logIn("ann@example.com")
+            let (phoneSocket, _) = try await RealtimeClient.connect(port: client.port!, token: phone.accessToken)
+            let (tabletSocket, _) = try await RealtimeClient.connect(port: client.port!, token: tablet.accessToken)
+            defer { phoneSocket.close(); tabletSocket.close() }
+            #expect(try await client.call(.post, "/v1/auth/password-reset", json: ["email": "ann@example.com"]).status == .accepted)
+            let code = try token(inMail: try await parley.outbox.mail(to: "ann@example.com", number: 2))
+            let confirm = try await client.call(.post, "/v1/auth/password-reset/confirm", json: ["token": code, "newPassword": "a brand new horse"])
+            #expect(confirm.status.code < 300, "\(confirm.text)")
+            try await Self.waitUntilClosed(phoneSocket)
+            try await Self.waitUntilClosed(tabletSocket)
+        }
+    }
+
+    static func waitUntilClosed(_ socket: RealtimeClient, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !(await socket.isClosed), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(await socket.isClosed, sourceLocation: sourceLocation)
     }
 
     @Test func withoutAValidTokenThereIsNoSocket() async throws {
