@@ -188,6 +188,7 @@ let package = Package(
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
             "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
+            "ParleyCore", "ParleyStorage", "ParleyRealtime",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         ]),

@@ -1,6 +1,8 @@
 import Foundation
 import ParleyCore
 import ParleyFriends
+import ParleyStorage
+import SQLKit
 
 /// What a device sends.
 public struct OutgoingMessage: Sendable {
@@ -67,16 +69,31 @@ extension ChatService {
         return try await deliver(record)
     }
 
-    /// Stores the message and tells the members. `members`, when the caller already has them,
-    /// saves reading them again: storing a message changes only the sender's own read position,
-    /// which its view does not show.
+    /// Stores the message and tells the members: the message and its `message.new` events in one
+    /// transaction when the publisher can store events in it (a crash keeps both or neither), and
+    /// delivered once that has committed. `members`, when the caller already has them, saves
+    /// reading them again: storing a message changes only the sender's own read position, which
+    /// its view does not show.
     func deliver(_ record: MessageRecord, members known: [Membership]? = nil) async throws -> MessageView {
-        let (stored, isNew) = try await store.appendMessage(record)
         let members: [Membership]
-        if let known { members = known } else { members = try await store.members(of: stored.dialogID) }
-        let view = try await views([stored], members: members)[0]
-        if isNew {
-            await events.publish(type: "message.new", payload: MessageEvent(message: view), to: members.map(\.userID))
+        if let known { members = known } else { members = try await store.members(of: record.dialogID) }
+        // Looked up before the transaction: nothing else may use the database inside it.
+        let attachments = try await attachmentsByID(for: [record])
+        let recipients = members.map(\.userID)
+        let announce: (@Sendable (any SQLDatabase, MessageRecord) async throws -> EventDelivery)?
+        if let transactional = events as? any TransactionalEvents {
+            announce = { [self] sql, stored in
+                let view = self.view(of: stored, members: members, attachments: attachments)
+                return try await transactional.store(type: "message.new", payload: MessageEvent(message: view), to: recipients, in: sql)
+            }
+        } else {
+            announce = nil
+        }
+        let (stored, isNew, delivery) = try await store.appendMessage(record, announce: announce)
+        delivery?()
+        let view = view(of: stored, members: members, attachments: stored.id == record.id ? attachments : try await attachmentsByID(for: [stored]))
+        if isNew, announce == nil {
+            await events.publish(type: "message.new", payload: MessageEvent(message: view), to: recipients)
         }
         return view
     }
@@ -124,15 +141,22 @@ extension ChatService {
     }
 
     func views(_ messages: [MessageRecord], members: [Membership]) async throws -> [MessageView] {
-        let attachments = Dictionary(uniqueKeysWithValues: try await store.attachments(ids: messages.compactMap(\.attachmentID)).map { ($0.id, $0) })
-        return messages.map { message in
-            MessageView(
-                id: message.id.rawValue, dialogId: message.dialogID.rawValue, senderId: message.senderID.rawValue,
-                clientMessageId: message.clientMessageID, kind: message.kind, text: message.text,
-                attachment: message.attachmentID.flatMap { attachments[$0] }.map(view),
-                call: message.call, createdAt: WireTime.string(message.createdAt),
-                readBy: members.filter { $0.userID != message.senderID && $0.readSeq >= message.seq }.map(\.userID.rawValue))
-        }
+        let attachments = try await attachmentsByID(for: messages)
+        return messages.map { view(of: $0, members: members, attachments: attachments) }
+    }
+
+    func attachmentsByID(for messages: [MessageRecord]) async throws -> [AttachmentID: AttachmentRecord] {
+        Dictionary(uniqueKeysWithValues: try await store.attachments(ids: messages.compactMap(\.attachmentID)).map { ($0.id, $0) })
+    }
+
+    /// A message as members see it; `attachments` must hold its attachment, if it has one.
+    func view(of message: MessageRecord, members: [Membership], attachments: [AttachmentID: AttachmentRecord]) -> MessageView {
+        MessageView(
+            id: message.id.rawValue, dialogId: message.dialogID.rawValue, senderId: message.senderID.rawValue,
+            clientMessageId: message.clientMessageID, kind: message.kind, text: message.text,
+            attachment: message.attachmentID.flatMap { attachments[$0] }.map(view),
+            call: message.call, createdAt: WireTime.string(message.createdAt),
+            readBy: members.filter { $0.userID != message.senderID && $0.readSeq >= message.seq }.map(\.userID.rawValue))
     }
 
     func view(_ attachment: AttachmentRecord) -> AttachmentView {

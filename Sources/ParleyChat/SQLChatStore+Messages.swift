@@ -23,12 +23,14 @@ extension SQLChatStore {
             createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)))
     }
 
-    public func appendMessage(_ message: MessageRecord) async throws -> (message: MessageRecord, isNew: Bool) {
+    public func appendMessage(
+        _ message: MessageRecord, announce: (@Sendable (any SQLDatabase, MessageRecord) async throws -> EventDelivery)?
+    ) async throws -> (message: MessageRecord, isNew: Bool, delivery: EventDelivery?) {
         try await database.transaction { sql in
             if let existing = try await sql.select().columns(Self.messageColumns).from("messages")
                 .where("dialog_id", .equal, message.dialogID.rawValue).where("sender_id", .equal, message.senderID.rawValue)
                 .where("client_message_id", .equal, message.clientMessageID).first() {
-                return (try Self.decodeMessage(existing), false)
+                return (try Self.decodeMessage(existing), false, nil)
             }
             // The dialog's counter moves on and says the new number, in one statement.
             guard let seq = try await sql.update("dialogs")
@@ -51,7 +53,7 @@ extension SQLChatStore {
                 .set("hidden", to: 0)
                 .set("read_seq", to: SQLQueryString("CASE WHEN user_id = \(bind: stored.senderID.rawValue) THEN \(bind: stored.seq) ELSE read_seq END"))
                 .where("dialog_id", .equal, stored.dialogID.rawValue).run()
-            return (stored, true)
+            return (stored, true, try await announce?(sql, stored))
         }
     }
 

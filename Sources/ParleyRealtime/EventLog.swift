@@ -43,32 +43,37 @@ public final class EventLog: EventPublisher, Sendable {
     /// moves every recipient's head on (creating it on first use) and returns the new numbers, one
     /// insert stores the events — two statements however many recipients, in one transaction.
     func append(type: String, payload: String, to users: [UserID], exceptSession: SessionID? = nil) async throws -> [StoredEvent] {
+        try await database.transaction { sql in
+            try await append(type: type, payload: payload, to: users, exceptSession: exceptSession, in: sql)
+        }
+    }
+
+    /// The same, inside the caller's transaction `sql`.
+    func append(type: String, payload: String, to users: [UserID], exceptSession: SessionID?, in sql: any SQLDatabase) async throws -> [StoredEvent] {
         let now = clock.now()
         var seen = Set<UserID>()
         let recipients = users.filter { seen.insert($0).inserted }
         guard !recipients.isEmpty else { return [] }
-        return try await database.transaction { sql in
-            let heads = sql.insert(into: "user_event_heads").columns("user_id", "last_seq")
-            for user in recipients { heads.values(SQLBind(user.rawValue), SQLBind(Int64(1))) }
-            let rows = try await heads
-                .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("user_event_heads.last_seq + 1")) }
-                .returning("user_id", "last_seq")
-                .all()
-            var numbers: [String: Int64] = [:]
-            for row in rows {
-                numbers[try row.decode(column: "user_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self)
-            }
-            let events = sql.insert(into: "user_events").columns("user_id", "seq", "type", "payload", "created_at", "except_session")
-            var stored: [StoredEvent] = []
-            for user in recipients {
-                guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
-                events.values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis),
-                              SQLBind(exceptSession?.rawValue))
-                stored.append(StoredEvent(userID: user, seq: seq, type: type, payload: payload, createdAt: now, exceptSession: exceptSession))
-            }
-            try await events.run()
-            return stored
+        let heads = sql.insert(into: "user_event_heads").columns("user_id", "last_seq")
+        for user in recipients { heads.values(SQLBind(user.rawValue), SQLBind(Int64(1))) }
+        let rows = try await heads
+            .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("user_event_heads.last_seq + 1")) }
+            .returning("user_id", "last_seq")
+            .all()
+        var numbers: [String: Int64] = [:]
+        for row in rows {
+            numbers[try row.decode(column: "user_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self)
         }
+        let events = sql.insert(into: "user_events").columns("user_id", "seq", "type", "payload", "created_at", "except_session")
+        var stored: [StoredEvent] = []
+        for user in recipients {
+            guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
+            events.values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis),
+                          SQLBind(exceptSession?.rawValue))
+            stored.append(StoredEvent(userID: user, seq: seq, type: type, payload: payload, createdAt: now, exceptSession: exceptSession))
+        }
+        try await events.run()
+        return stored
     }
 
     /// The newest number in `user`'s sequence (0 before any event).
@@ -114,6 +119,16 @@ public final class EventLog: EventPublisher, Sendable {
 public enum RealtimeErrors {
     public static let historyExpired = ParleyError(
         .gone, code: "history_expired", "Events this old are no longer kept; refetch dialogs and state over REST, then sync from the latest seq")
+}
+
+extension EventLog: TransactionalEvents {
+    public func store(type: String, payload: any Encodable & Sendable, to users: [UserID], in sql: any SQLDatabase) async throws -> EventDelivery {
+        let stored = try await append(type: type, payload: EventFrame.encode(payload), to: users, exceptSession: nil, in: sql)
+        let hub = self.hub
+        return EventDelivery {
+            for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: event.exceptSession) }
+        }
+    }
 }
 
 /// The upsert of the sequence heads did not return a number for a recipient (it always should).
