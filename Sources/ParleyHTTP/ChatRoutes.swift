@@ -163,8 +163,22 @@ struct ChatRoutes {
         let file = try await chat.download(me, AttachmentID(rawValue: try context.parameters.require("id"))) { attachment, user in
             try await stories.mayFetch(attachment, viewer: user)   // viewers of a live story that shows it
         }
-        return Response(status: .ok, headers: [.contentType: file.contentType, .cacheControl: "private, max-age=86400"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+        var headers: HTTPFields = [.contentType: file.contentType, .cacheControl: "private, max-age=86400", .acceptRanges: "bytes"]
+        switch ByteRange.parse(request.headers[.range], size: file.bytes.count) {
+        case .whole:
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+        case .part(let range):
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(file.bytes.count)"
+            return Response(status: .partialContent, headers: headers,
+                            body: .init(byteBuffer: ByteBuffer(bytes: file.bytes[range])))
+        case .unsatisfiable:
+            var response = ParleyError(.badRequest, code: "range_not_satisfiable",
+                                       "The range starts past the end of the \(file.bytes.count)-byte file").errorResponse()
+            response.status = .rangeNotSatisfiable
+            response.headers[.contentRange] = "bytes */\(file.bytes.count)"
+            response.headers[.acceptRanges] = "bytes"
+            return response
+        }
     }
 
     /// A dialog as `viewer` sees it: a private one takes the other person's name and picture.

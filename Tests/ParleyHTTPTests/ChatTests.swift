@@ -239,6 +239,19 @@ import Testing
             let fetched = try await client.call(.get, "/v1/attachments/\(id)", token: bo.accessToken)
             #expect(fetched.bytes == TestImages.png)
             #expect(fetched.headers[.contentType] == "image/png")
+            #expect(fetched.headers[.acceptRanges] == "bytes")
+            // Range requests, as a media player makes them.
+            let size = TestImages.png.count
+            let head = try await client.call(.get, "/v1/attachments/\(id)", token: bo.accessToken, headers: [.range: "bytes=0-7"])
+            #expect(head.status == .partialContent)
+            #expect(head.bytes == Array(TestImages.png[0...7]))
+            #expect(head.headers[.contentRange] == "bytes 0-7/\(size)")
+            let tail = try await client.call(.get, "/v1/attachments/\(id)", token: bo.accessToken, headers: [.range: "bytes=-4"])
+            #expect(tail.status == .partialContent && tail.bytes == Array(TestImages.png.suffix(4)))
+            let past = try await client.call(.get, "/v1/attachments/\(id)", token: bo.accessToken, headers: [.range: "bytes=\(size)-"])
+            #expect(past.status == .rangeNotSatisfiable && past.errorCode == "range_not_satisfiable")
+            #expect(past.headers[.contentRange] == "bytes */\(size)")
+            #expect(try await client.call(.get, "/v1/attachments/\(id)", token: eve.accessToken, headers: [.range: "bytes=0-7"]).status == .notFound)
             #expect(try await client.call(.get, "/v1/attachments/\(id)", token: eve.accessToken).status == .notFound)
 
             let asVideo = try await client.call(.post, "/v1/dialogs/\(dialog)/messages", json: ["clientMessageId": "v", "kind": "video", "attachmentId": id], token: ann.accessToken)
