@@ -3,13 +3,18 @@ import Hummingbird
 import ParleyAccounts
 import ParleyCore
 
-/// Admits requests with a valid `Authorization: Bearer <accessToken>` of an open session.
+/// Admits requests with a valid `Authorization: Bearer <accessToken>` of an open session — or,
+/// where `queryTokenForReads` is set (pictures and media), a GET with `?token=<accessToken>`, for
+/// clients that load a URL without setting headers (AsyncImage, a plain AVPlayer URL).
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = ParleyRequestContext
     let accounts: AccountService
+    var queryTokenForReads = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let token = request.bearerToken else { throw ParleyError.unauthenticated }
+        let queryToken = queryTokenForReads && (request.method == .get || request.method == .head)
+            ? request.uri.queryParameters["token"].map(String.init).flatMap { $0.isEmpty ? nil : $0 } : nil
+        guard let token = request.bearerToken ?? queryToken else { throw ParleyError.unauthenticated }
         var context = context
         context.principal = try await accounts.authenticate(accessToken: token)
         context.logger[metadataKey: "user"] = "\(context.principal!.userID)"

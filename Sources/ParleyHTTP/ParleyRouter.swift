@@ -46,6 +46,7 @@ public enum ParleyRouter {
         router.middlewares.add(ErrorMiddleware<ParleyRequestContext>())
         let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends)
         let auth = BearerAuthMiddleware(accounts: deps.accounts)
+        let mediaAuth = BearerAuthMiddleware(accounts: deps.accounts, queryTokenForReads: true)
 
         router.get("health") { _, _ -> Response in
             await deps.health() ? Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: #"{"status":"ok"}"#)))
@@ -63,14 +64,14 @@ public enum ParleyRouter {
         MeRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)
             .add(to: router.group("v1/me").add(middleware: auth))
         UserRoutes(accounts: deps.accounts, users: users).add(to: router.group("v1/users").add(middleware: auth))
-        AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: auth))
+        AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: mediaAuth))
         FriendRoutes(friends: deps.friends, accounts: deps.accounts, users: users).add(
             friends: router.group("v1/friends").add(middleware: auth), blocks: router.group("v1/blocks").add(middleware: auth))
         CallRoutes(echo: deps.echo, calls: deps.calls, accounts: deps.accounts, users: users).add(to: router.group("v1/calls").add(middleware: auth))
         StoryRoutes(stories: deps.stories, chat: deps.chat, accounts: deps.accounts, users: users)
             .add(to: router.group("v1/stories").add(middleware: auth))
         ChatRoutes(chat: deps.chat, stories: deps.stories, accounts: deps.accounts, users: users, maxUploadBytes: deps.maxUploadBytes).add(
-            dialogs: router.group("v1/dialogs").add(middleware: auth), attachments: router.group("v1/attachments").add(middleware: auth))
+            dialogs: router.group("v1/dialogs").add(middleware: auth), attachments: router.group("v1/attachments").add(middleware: mediaAuth))
         let adminOnly = AdminTokenMiddleware(token: deps.operations.adminToken)
         AdminRoutes(operations: deps.operations, accounts: deps.accounts, friends: deps.friends).add(
             admin: router.group("admin").add(middleware: adminOnly), metrics: router.group("metrics").add(middleware: adminOnly))

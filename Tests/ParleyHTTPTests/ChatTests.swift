@@ -252,6 +252,13 @@ import Testing
             #expect(past.status == .rangeNotSatisfiable && past.errorCode == "range_not_satisfiable")
             #expect(past.headers[.contentRange] == "bytes */\(size)")
             #expect(try await client.call(.get, "/v1/attachments/\(id)", token: eve.accessToken, headers: [.range: "bytes=0-7"]).status == .notFound)
+            // For a client that cannot set headers (AsyncImage): the access token in the query, reads only.
+            let byQuery = try await client.call(.get, "/v1/attachments/\(id)?token=\(bo.accessToken)")
+            #expect(byQuery.status == .ok && byQuery.bytes == TestImages.png)
+            #expect(try await client.call(.get, "/v1/attachments/\(id)?token=garbage").status == .unauthorized)
+            #expect(try await client.call(.get, "/v1/attachments/\(id)?token=\(eve.accessToken)").status == .notFound)
+            let uploadByQuery = try await client.call(.post, "/v1/attachments?token=\(ann.accessToken)", raw: TestImages.png)
+            #expect(uploadByQuery.status == .unauthorized, "writes need the header")
             #expect(try await client.call(.get, "/v1/attachments/\(id)", token: eve.accessToken).status == .notFound)
 
             let asVideo = try await client.call(.post, "/v1/dialogs/\(dialog)/messages", json: ["clientMessageId": "v", "kind": "video", "attachmentId": id], token: ann.accessToken)

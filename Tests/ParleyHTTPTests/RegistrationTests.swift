@@ -88,6 +88,9 @@ import Testing
             #expect(image.headers[.contentType] == "image/png")
             let anonymous = try await client.call(.get, String(avatarUrl.dropFirst("http://parley.test".count)))
             #expect(anonymous.status == .unauthorized)
+            // AsyncImage cannot set headers: the access token may ride in the query instead.
+            let byQuery = try await client.call(.get, String(avatarUrl.dropFirst("http://parley.test".count)) + "?token=\(bo.accessToken)")
+            #expect(byQuery.status == .ok && byQuery.bytes == TestImages.png)
         }
     }
 
