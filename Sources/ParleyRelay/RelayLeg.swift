@@ -36,10 +36,10 @@ final class RelayLeg: @unchecked Sendable {
     /// How this leg's packets are rewritten for ``target``.
     var plan: ForwardingPlan?
 
-    /// The nominated address (RFC 8445 §7.3.1.5), as NIO needs it for writing.
-    var nominatedAddress: SocketAddress?
+    /// The nominated address (RFC 8445 §7.3.1.5): where media goes.
+    var nominatedAddress: PeerAddress?
     /// Where DTLS came from last: retransmissions and alerts go there.
-    var dtlsAddress: SocketAddress?
+    var dtlsAddress: PeerAddress?
 
     var packetsIn: UInt64 = 0
     var bytesIn: UInt64 = 0
