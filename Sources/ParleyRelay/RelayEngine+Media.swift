@@ -45,13 +45,13 @@ extension RelayEngine {
         guard case .success(let header) = RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
             return drop(.malformedRTP)
         }
-        guard let kind = leg.media.kind(ofPayloadType: header.payloadType) else { return drop(.unknownPayloadType) }
-        if !leg.media.isPrimary(header.ssrc, for: kind) {
+        guard let kind = leg.mediaLookup.kind(ofPayloadType: header.payloadType) else { return drop(.unknownPayloadType) }
+        if !leg.mediaLookup.isPrimary(header.ssrc, for: kind) {
             // An offer without a=ssrc, or a client that changed SSRC: learn it so RTCP maps.
             leg.media.learnRemoteSSRC(header.ssrc, for: kind)
             rebuildPlans(leg)
         }
-        if let clockRate = leg.media.clockRate(of: kind) {
+        if let clockRate = leg.mediaLookup.clockRate(of: kind) {
             let micros = now.uptimeNanoseconds / 1000
             let arrival = UInt32(truncatingIfNeeded: micros &* UInt64(clockRate) / 1_000_000)
             leg.reception[kind.rawValue].record(ssrc: header.ssrc, sequence: header.sequenceNumber,

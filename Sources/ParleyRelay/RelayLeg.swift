@@ -24,7 +24,11 @@ final class SRTPPair {
 final class RelayLeg: @unchecked Sendable {
     let id: LegID
     let owner: String
-    var media: LegMedia
+    var media: LegMedia {
+        didSet { mediaLookup = LegMedia.Lookup(media) }
+    }
+    /// ``media``'s per-packet answers as plain values, kept in step with it.
+    private(set) var mediaLookup: LegMedia.Lookup
     var ice: ICELiteAgent
     var dtls: DTLSServer
     var srtp: SRTPPair?
@@ -54,6 +58,7 @@ final class RelayLeg: @unchecked Sendable {
         self.id = id
         self.owner = owner
         self.media = media
+        self.mediaLookup = LegMedia.Lookup(media)
         self.ice = ice
         self.dtls = dtls
     }
