@@ -60,9 +60,12 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
 
+        // recvmmsg/sendmmsg for the relay's media socket (Glibc hides them behind _GNU_SOURCE).
+        .target(name: "CParleyUDP"),
         // The media relay: one UDP port, ICE-lite, DTLS-SRTP, SRTP forwarding (SFU for 1:1 calls).
         .target(name: "ParleyRelay", dependencies: [
-            "ParleyCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS",
+            "ParleyCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS", "CParleyUDP",
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),

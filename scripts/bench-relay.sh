@@ -69,7 +69,7 @@ peak = max(p for p, _ in busy)
 steady = [d for d in busy if d[0] >= 0.9 * peak]
 packets = sum(p for p, _ in steady); allocs = sum(a for _, a in steady)
 print(f"allocations: {allocs:.0f} heap allocations over {packets:.0f} forwarded packets in {len(steady)} steady seconds "
-      f"= {allocs / packets:.3f} per packet (whole process: libsrtp on NSS, NIO datagram addresses, HTTP sampling included)")
+      f"= {allocs / packets:.3f} per packet (whole process: libsrtp on NSS and HTTP sampling included)")
 PY
 
 # The reference relay's allocations per packet under the same counter, at the same rate.

@@ -129,3 +129,53 @@ public struct LegMedia: Sendable, Hashable {
         return kind == .audio ? update(&audio) : update(&video)
     }
 }
+
+extension LegMedia {
+    /// What the packet path asks of a leg's media for every RTP packet (kind by payload type,
+    /// primary SSRC, clock rate), as plain values. Asking ``LegMedia`` itself through a class
+    /// property copies the whole struct — its sections' strings and arrays, retained and released
+    /// — on every packet; ``RelayLeg`` keeps one of these beside its media instead.
+    public struct Lookup: Sendable, Hashable {
+        var audioPayloadType: UInt8?
+        var videoPayloadType: UInt8?
+        var audioPrimarySSRC: UInt32?
+        var videoPrimarySSRC: UInt32?
+        var audioClockRate: Int?
+        var videoClockRate: Int?
+
+        public init(_ media: LegMedia) {
+            // A payload type stands for the kind the table gives it, as in `kind(ofPayloadType:)`.
+            if let audio = media.audio, media.kind(ofPayloadType: audio.payloadType) == .audio {
+                audioPayloadType = audio.payloadType & 0x7F
+            }
+            if let video = media.video, media.kind(ofPayloadType: video.payloadType) == .video {
+                videoPayloadType = video.payloadType & 0x7F
+            }
+            audioPrimarySSRC = media.audio?.remotePrimarySSRC
+            videoPrimarySSRC = media.video?.remotePrimarySSRC
+            audioClockRate = media.audio?.clockRate
+            videoClockRate = media.video?.clockRate
+        }
+
+        /// ``LegMedia/kind(ofPayloadType:)``.
+        @inline(__always)
+        public func kind(ofPayloadType payloadType: UInt8) -> RelayMediaKind? {
+            let payloadType = payloadType & 0x7F
+            if payloadType == audioPayloadType { return .audio }
+            if payloadType == videoPayloadType { return .video }
+            return nil
+        }
+
+        /// ``LegMedia/isPrimary(_:for:)``.
+        @inline(__always)
+        public func isPrimary(_ ssrc: UInt32, for kind: RelayMediaKind) -> Bool {
+            (kind == .audio ? audioPrimarySSRC : videoPrimarySSRC) == ssrc
+        }
+
+        /// ``LegMedia/clockRate(of:)``.
+        @inline(__always)
+        public func clockRate(of kind: RelayMediaKind) -> Int? {
+            kind == .audio ? audioClockRate : videoClockRate
+        }
+    }
+}

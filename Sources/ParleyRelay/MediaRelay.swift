@@ -20,27 +20,33 @@ public final class MediaRelay: Sendable {
     /// The relay's DTLS certificate and settings, shared by all legs.
     public let dtlsContext: DTLSContext
 
-    let channel: any Channel
+    let socket: RelaySocket
     let engine: RelayEngine
     let timer: RepeatedTask
+    /// The thread that reads the media socket, and what it returns when it stops.
+    let readerThread: NIOThreadPool
+    let reader: EventLoopFuture<Void>
     let logger: Logger
     let eventsContinuation: AsyncStream<LegEvent>.Continuation
 
     private init(configuration: RelayConfiguration, port: Int, events: AsyncStream<LegEvent>,
                  eventsContinuation: AsyncStream<LegEvent>.Continuation, dtlsContext: DTLSContext,
-                 channel: any Channel, engine: RelayEngine, timer: RepeatedTask, logger: Logger) {
+                 socket: RelaySocket, engine: RelayEngine, timer: RepeatedTask, readerThread: NIOThreadPool,
+                 reader: EventLoopFuture<Void>, logger: Logger) {
         self.configuration = configuration
         self.port = port
         self.events = events
         self.eventsContinuation = eventsContinuation
         self.dtlsContext = dtlsContext
-        self.channel = channel
+        self.socket = socket
         self.engine = engine
         self.timer = timer
+        self.readerThread = readerThread
+        self.reader = reader
         self.logger = logger
     }
 
-    /// Binds the media socket and starts the timers.
+    /// Binds the media socket and starts its reader thread and the timers.
     public static func start(configuration: RelayConfiguration = RelayConfiguration(),
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                              dtlsContext: DTLSContext? = nil,
@@ -49,33 +55,30 @@ public final class MediaRelay: Sendable {
         let (events, continuation) = AsyncStream<LegEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let eventLoop = group.next()
         let engine = RelayEngine(eventLoop: eventLoop, configuration: configuration, logger: logger, events: continuation)
-        let readSize = configuration.vectorReadCount * configuration.maxDatagramSize
-        let channel = try await DatagramBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.so_reuseaddr), value: 1)
-            .channelOption(.socketOption(.so_rcvbuf), value: 4 << 20)
-            .channelOption(.socketOption(.so_sndbuf), value: 4 << 20)
-            .channelOption(.datagramVectorReadMessageCount, value: configuration.vectorReadCount)
-            .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: readSize))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RelayChannelHandler(engine: engine))
-                }
-            }
-            .bind(host: configuration.host, port: configuration.port).get()
-        let port = channel.localAddress?.port ?? configuration.port
-        let interval = TimeAmount.nanoseconds(Int64(configuration.timerInterval.components.seconds) * 1_000_000_000
-            + configuration.timerInterval.components.attoseconds / 1_000_000_000)
-        let timer = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            engine.tick(now: .now())
-        }
+        let socket = try RelaySocket(host: configuration.host, port: configuration.port,
+                                     batchSize: configuration.vectorReadCount,
+                                     slotSize: configuration.maxDatagramSize + RelayEngine.protectionRoom,
+                                     bufferBytes: 4 << 20)
+        engine.output = socket
+        let port = socket.port
         var logger = logger
         logger[metadataKey: "relayPort"] = "\(port)"
         engine.logger = logger
+        let interval = TimeAmount.nanoseconds(Int64(configuration.timerInterval.components.seconds) * 1_000_000_000
+            + configuration.timerInterval.components.attoseconds / 1_000_000_000)
+        let timer = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            engine.lock.withLock { engine.tick(now: .now()) }
+        }
+        let readerThread = NIOThreadPool(numberOfThreads: 1)
+        readerThread.start()
+        let loop = RelayIOLoop(socket: socket, engine: engine)
+        let reader = readerThread.runIfActive(eventLoop: eventLoop) { loop.run() }
         logger.info("media relay started", metadata: [
             "host": "\(configuration.host)", "announced": "\(configuration.effectiveAnnouncedAddress)",
             "fingerprint": "\(context.fingerprint)"])
         return MediaRelay(configuration: configuration, port: port, events: events, eventsContinuation: continuation,
-                          dtlsContext: context, channel: channel, engine: engine, timer: timer, logger: logger)
+                          dtlsContext: context, socket: socket, engine: engine, timer: timer,
+                          readerThread: readerThread, reader: reader, logger: logger)
     }
 
     /// Makes a leg for a client's offer and returns the relay's answer (ICE-lite, own ufrag/pwd,
@@ -115,20 +118,32 @@ public final class MediaRelay: Sendable {
         (try? await onLoop { engine in engine.counters }) ?? RelayCounters()
     }
 
-    /// Releases every leg, stops the timers and closes the socket.
+    /// Releases every leg, stops the timers and the reader thread, and closes the socket.
     public func shutdown() async {
-        try? await onLoop { engine in engine.releaseAll() }
+        let wasReading = (try? await onLoop { engine in
+            engine.releaseAll()
+            let wasReading = engine.isReading
+            // Nothing is written after this: the descriptor is closed below.
+            engine.isReading = false
+            engine.output = nil
+            return wasReading
+        }) ?? false
         timer.cancel()
-        try? await channel.close()
+        // Only the first shutdown closes the descriptor: a second close could hit a reused number.
+        guard wasReading else { return }
+        socket.wake()
+        try? await reader.get()
+        try? await readerThread.shutdownGracefully()
+        socket.close()
         eventsContinuation.finish()
         logger.info("media relay stopped")
     }
 
-    /// Runs `body` on the engine's event loop.
+    /// Runs `body` on the engine's event loop, under the engine's lock.
     private func onLoop<T: Sendable>(_ body: @escaping @Sendable (RelayEngine) throws(MediaRelayError) -> T) async throws(MediaRelayError) -> T {
         let engine = self.engine
         do {
-            return try await engine.eventLoop.submit { try body(engine) }.get()
+            return try await engine.eventLoop.submit { try engine.lock.withLock { try body(engine) } }.get()
         } catch let error as MediaRelayError {
             throw error
         } catch {

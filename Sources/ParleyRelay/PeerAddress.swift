@@ -1,5 +1,10 @@
 import NIOCore
 import ParleySTUN
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A remote UDP address as a small hashable value: the key of the relay's address table.
 ///
@@ -53,4 +58,54 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { transportAddress.description }
+}
+
+extension PeerAddress {
+    /// The address the kernel filled in for a received datagram; nil for other families.
+    @inline(__always)
+    init?(storage: UnsafePointer<sockaddr_storage>) {
+        let raw = UnsafeRawPointer(storage)
+        switch Int32(storage.pointee.ss_family) {
+        case AF_INET:
+            let address = raw.load(as: sockaddr_in.self)
+            self.init(ipv4: UInt32(bigEndian: address.sin_addr.s_addr), port: UInt16(bigEndian: address.sin_port))
+        case AF_INET6:
+            let address = raw.load(as: sockaddr_in6.self)
+            var (high, low): (UInt64, UInt64) = (0, 0)
+            withUnsafeBytes(of: address.sin6_addr) { bytes in
+                high = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+                low = UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            }
+            self.init(ipv6High: high, low: low, port: UInt16(bigEndian: address.sin6_port))
+        default:
+            return nil
+        }
+    }
+
+    /// Writes the address as a `sockaddr_in` or `sockaddr_in6` for `sendmmsg`; false when its
+    /// family is not the socket's (it cannot have come from that socket).
+    @inline(__always)
+    func write(to storage: UnsafeMutablePointer<sockaddr_storage>, asIPv6: Bool, length: inout socklen_t) -> Bool {
+        guard isIPv6 == asIPv6 else { return false }
+        let raw = UnsafeMutableRawPointer(storage)
+        if isIPv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            withUnsafeMutableBytes(of: &address.sin6_addr) { bytes in
+                bytes.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+                bytes.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+            }
+            raw.storeBytes(of: address, as: sockaddr_in6.self)
+            length = socklen_t(MemoryLayout<sockaddr_in6>.size)
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(truncatingIfNeeded: low).bigEndian
+            raw.storeBytes(of: address, as: sockaddr_in.self)
+            length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        }
+        return true
+    }
 }

@@ -6,16 +6,15 @@ extension RelayEngine {
     /// SRTP or SRTCP (RFC 3711; first byte 128–191, RFC 7983 §7; RTCP by its second byte,
     /// RFC 5761 §4): unprotect with the sending leg's inbound session, rewrite for the target
     /// (``ForwardingPlan``), protect with the target's outbound session, queue for its nominated
-    /// address. Works in ``scratch``; allocates nothing.
-    func handleSRTP(_ bytes: UnsafeRawBufferPointer, from peer: PeerAddress, isRTCP: Bool) {
+    /// address. Works in place in `slot` (the datagram is `slot[0..<length]`); allocates nothing.
+    func handleSRTP(_ slot: UnsafeMutableRawBufferPointer, length received: Int, from peer: PeerAddress, isRTCP: Bool) {
         guard let leg = legsByAddress[peer] else { return drop(.unknownSource) }
         guard leg.state == .connected, let srtp = leg.srtp else { return drop(.notConnected) }
         let now = NIODeadline.now()
         leg.lastActivity = now
-        scratch.copyMemory(from: bytes)
-        var length = bytes.count
-        let status = isRTCP ? srtp.inbound.unprotectRTCP(scratch, length: &length)
-                            : srtp.inbound.unprotectRTP(scratch, length: &length)
+        var length = received
+        let status = isRTCP ? srtp.inbound.unprotectRTCP(slot, length: &length)
+                            : srtp.inbound.unprotectRTP(slot, length: &length)
         switch status {
         case .ok:
             break
@@ -31,28 +30,28 @@ extension RelayEngine {
             return drop(.srtpError)
         }
         leg.packetsIn &+= 1
-        leg.bytesIn &+= UInt64(bytes.count)
-        let packet = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<length])
+        leg.bytesIn &+= UInt64(received)
+        let packet = UnsafeMutableRawBufferPointer(rebasing: slot[0..<length])
 
         // The plan is used in place (`leg.plan?.…`): binding it to a local would copy the struct
         // and retain its tables on every packet.
         if isRTCP {
             guard let target = leg.target, let rewritten = leg.plan?.rewriteRTCP(packet) else { return drop(.noTarget) }
             guard rewritten else { return drop(.malformedRTCP) }
-            forward(length: length, to: target, isRTCP: true)
+            forward(slot, length: length, to: target, isRTCP: true)
             return
         }
 
         guard case .success(let header) = RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
             return drop(.malformedRTP)
         }
-        guard let kind = leg.media.kind(ofPayloadType: header.payloadType) else { return drop(.unknownPayloadType) }
-        if !leg.media.isPrimary(header.ssrc, for: kind) {
+        guard let kind = leg.mediaLookup.kind(ofPayloadType: header.payloadType) else { return drop(.unknownPayloadType) }
+        if !leg.mediaLookup.isPrimary(header.ssrc, for: kind) {
             // An offer without a=ssrc, or a client that changed SSRC: learn it so RTCP maps.
             leg.media.learnRemoteSSRC(header.ssrc, for: kind)
             rebuildPlans(leg)
         }
-        if let clockRate = leg.media.clockRate(of: kind) {
+        if let clockRate = leg.mediaLookup.clockRate(of: kind) {
             let micros = now.uptimeNanoseconds / 1000
             let arrival = UInt32(truncatingIfNeeded: micros &* UInt64(clockRate) / 1_000_000)
             leg.reception[kind.rawValue].record(ssrc: header.ssrc, sequence: header.sequenceNumber,
@@ -63,24 +62,24 @@ extension RelayEngine {
         }
         switch outcome {
         case .forward:
-            forward(length: length, to: target, isRTCP: false)
+            forward(slot, length: length, to: target, isRTCP: false)
         case .drop(let reason):
             drop(reason)
         }
     }
 
-    /// Protects `scratch[0..<length]` for `target` and queues it (only to an address that passed
-    /// ICE, and only once the target's DTLS exported keys).
-    private func forward(length: Int, to target: RelayLeg, isRTCP: Bool) {
+    /// Protects `slot[0..<length]` in place for `target` and queues it (only to an address that
+    /// passed ICE, and only once the target's DTLS exported keys).
+    private func forward(_ slot: UnsafeMutableRawBufferPointer, length: Int, to target: RelayLeg, isRTCP: Bool) {
         guard target.canReceiveMedia, let address = target.nominatedAddress, let srtp = target.srtp else {
             return drop(.noTarget)
         }
         var length = length
-        let status = isRTCP ? srtp.outbound.protectRTCP(scratch, length: &length)
-                            : srtp.outbound.protectRTP(scratch, length: &length)
+        let status = isRTCP ? srtp.outbound.protectRTCP(slot, length: &length)
+                            : srtp.outbound.protectRTP(slot, length: &length)
         guard status == .ok else { return drop(.protectFailed) }
         target.packetsOut &+= 1
         target.bytesOut &+= UInt64(length)
-        send(UnsafeRawBufferPointer(rebasing: scratch[0..<length]), to: address)
+        send(UnsafeRawBufferPointer(rebasing: slot[0..<length]), to: address)
     }
 }

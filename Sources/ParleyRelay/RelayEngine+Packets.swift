@@ -5,24 +5,35 @@ import ParleySRTP
 import ParleySTUN
 
 extension RelayEngine {
-    /// One datagram from the media socket, demultiplexed by its first byte (RFC 7983 §7) and
-    /// then by ICE username or source address. Never throws; every drop is counted.
+    /// One datagram handed over as NIO values (engine-only tests): copied into ``inbound`` and
+    /// handled as if it had arrived in a socket slot.
     func receive(_ envelope: AddressedEnvelope<ByteBuffer>) {
-        let buffer = envelope.data
-        let size = buffer.readableBytes
+        envelope.data.withUnsafeReadableBytes { bytes in
+            let fits = bytes.count <= configuration.maxDatagramSize
+            if fits, bytes.count > 0 { inbound.copyMemory(from: bytes) }
+            receive(inbound, length: bytes.count, truncated: !fits, from: PeerAddress(envelope.remoteAddress))
+        }
+    }
+
+    /// One datagram from the media socket, in `slot[0..<length]` (the slot has
+    /// ``protectionRoom`` bytes to spare, so SRTP works in place), demultiplexed by its first
+    /// byte (RFC 7983 §7) and then by ICE username or source address. Never throws; every drop
+    /// is counted.
+    func receive(_ slot: UnsafeMutableRawBufferPointer, length: Int, truncated: Bool, from source: PeerAddress?) {
         counters.packetsIn &+= 1
-        counters.bytesIn &+= UInt64(size)
-        guard size > 0, let peer = PeerAddress(envelope.remoteAddress) else { return drop(.unknownKind) }
-        guard size <= configuration.maxDatagramSize else { return drop(.oversized) }
-        let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) ?? 0
-        switch PacketKind.classify(firstByte: first) {
+        counters.bytesIn &+= UInt64(length)
+        guard length > 0, let peer = source else { return drop(.unknownKind) }
+        guard !truncated, length <= configuration.maxDatagramSize,
+              slot.count - length >= Self.protectionRoom else { return drop(.oversized) }
+        let bytes = UnsafeRawBufferPointer(rebasing: slot[0..<length])
+        switch PacketKind.classify(firstByte: bytes[0]) {
         case .stun:
-            buffer.withUnsafeReadableBytes { handleSTUN($0, from: envelope.remoteAddress, peer: peer) }
+            handleSTUN(bytes, from: peer)
         case .dtls:
-            buffer.withUnsafeReadableBytes { handleDTLS($0, from: envelope.remoteAddress, peer: peer) }
+            handleDTLS(bytes, from: peer)
         case .rtpOrRTCP:
-            let second = size > 1 ? buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self) ?? 0 : 0
-            buffer.withUnsafeReadableBytes { handleSRTP($0, from: peer, isRTCP: PacketKind.isRTCP(secondByte: second)) }
+            let second = length > 1 ? bytes[1] : 0
+            handleSRTP(slot, length: length, from: peer, isRTCP: PacketKind.isRTCP(secondByte: second))
         case .zrtp, .turnChannel, .unknown:
             drop(.unknownKind)
         }
@@ -35,7 +46,7 @@ extension RelayEngine {
 
     /// A connectivity check (RFC 8445 §7.3): find the leg by the relay's half of USERNAME, let its
     /// ICE-lite agent judge it, answer, and remember the source address.
-    private func handleSTUN(_ bytes: UnsafeRawBufferPointer, from address: SocketAddress, peer: PeerAddress) {
+    private func handleSTUN(_ bytes: UnsafeRawBufferPointer, from peer: PeerAddress) {
         guard case .success(let message) = STUNMessage.parse(bytes) else { return drop(.notSTUN) }
         guard message.type == .bindingRequest else { return drop(.stunIgnored) }
         guard let username = message.username, let colon = username.firstIndex(of: ":"),
@@ -49,30 +60,30 @@ extension RelayEngine {
                 logger.debug("valid connectivity check", metadata: ["leg": "\(leg.id)", "address": "\(peer)"])
             }
             if nominatedNow {
-                leg.nominatedAddress = address
+                leg.nominatedAddress = peer
                 logger.info("ICE nominated", metadata: ["leg": "\(leg.id)", "address": "\(peer)"])
                 requestKeyFramesForNewReceiver(leg)
             }
             if leg.state == .waitingForICE { leg.state = .handshaking }
-            send(response, to: address)
+            send(response, to: peer)
         case .errorResponse(let response):
-            send(response, to: address)
+            send(response, to: peer)
         case .drop(let reason):
             drop(reason)
         }
     }
 
     /// DTLS (RFC 5764 §5.1.2) from an address that passed ICE goes to that leg's server.
-    private func handleDTLS(_ bytes: UnsafeRawBufferPointer, from address: SocketAddress, peer: PeerAddress) {
+    private func handleDTLS(_ bytes: UnsafeRawBufferPointer, from peer: PeerAddress) {
         guard let leg = legsByAddress[peer], leg.ice.isValid(peer) else { return drop(.dtlsForUnknownLeg) }
         switch leg.state {
         case .handshaking, .connected: break
         case .waitingForICE, .failed, .closed, .dead: return drop(.dtlsForUnknownLeg)
         }
         leg.lastActivity = .now()
-        leg.dtlsAddress = address
+        leg.dtlsAddress = peer
         let outcome = leg.dtls.receive(bytes)
-        for datagram in outcome.datagrams { send(datagram, to: address) }
+        for datagram in outcome.datagrams { send(datagram, to: peer) }
         if let state = outcome.newState { dtlsStateChanged(leg, to: state) }
     }
 

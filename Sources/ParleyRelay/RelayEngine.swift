@@ -1,19 +1,22 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ParleyDTLS
 import ParleySRTP
 
-/// Everything the relay knows, confined to the media socket's event loop: the leg table (by id,
-/// by ICE ufrag, by remote address), the counters, and the buffers the packet path reuses.
+/// Everything the relay knows: the leg table (by id, by ICE ufrag, by remote address), the
+/// counters, and the buffers the packet path reuses.
 ///
-/// Control calls arrive from ``MediaRelay`` through `eventLoop.submit`; datagrams arrive from
-/// ``RelayChannelHandler``; timers from a repeated task. None of them ever runs concurrently,
-/// which is what makes the `@unchecked Sendable` sound.
+/// Guarded by ``lock``: datagram batches arrive from ``RelayIOLoop``'s thread, control calls from
+/// ``MediaRelay`` on ``eventLoop``, timers from a repeated task there; each takes the lock, so
+/// none of them ever runs concurrently, which is what makes the `@unchecked Sendable` sound.
+/// (Engine-only tests call it from one task, without the lock.)
 final class RelayEngine: @unchecked Sendable {
     let eventLoop: any EventLoop
     let configuration: RelayConfiguration
     var logger: Logger
     let events: AsyncStream<LegEvent>.Continuation
+    let lock = NIOLock()
 
     var legs: [LegID: RelayLeg] = [:]
     /// By the relay's ufrag, the first half of a check's USERNAME (RFC 8445 §7.2.2).
@@ -23,17 +26,20 @@ final class RelayEngine: @unchecked Sendable {
     var counters = RelayCounters()
     /// Set by ``releaseAll()`` at shutdown: no new legs after that.
     var isShutDown = false
+    /// Cleared at shutdown, under the lock: the I/O thread stops after its current batch.
+    var isReading = true
 
-    /// Where outgoing datagrams are written; set while the handler is in the pipeline.
-    var context: ChannelHandlerContext?
+    /// Where outgoing datagrams are queued (the media socket); nil in engine-only tests.
+    var output: (any DatagramSink)?
     var needsFlush = false
-    /// One packet being worked on: decrypted, rewritten and re-encrypted in place.
+    /// Room for one packet built by the engine itself (a PLI), protected in place.
     let scratch: UnsafeMutableRawBufferPointer
-    /// Outgoing buffers, reused round-robin: once NIO has written one it holds the only
-    /// reference again, so refilling it does not allocate.
-    var outgoing: [ByteBuffer]
-    var outgoingIndex = 0
-    let placeholder: ByteBuffer
+    /// Where ``receive(_:)`` copies a datagram handed over as a `ByteBuffer` (tests), with the
+    /// same room after it as the socket's slots.
+    let inbound: UnsafeMutableRawBufferPointer
+
+    /// Bytes after a datagram in its buffer: what SRTP/SRTCP protection may add (tag, index).
+    static let protectionRoom = 128
 
     init(eventLoop: any EventLoop, configuration: RelayConfiguration, logger: Logger,
          events: AsyncStream<LegEvent>.Continuation) {
@@ -41,16 +47,16 @@ final class RelayEngine: @unchecked Sendable {
         self.configuration = configuration
         self.logger = logger
         self.events = events
-        let size = configuration.maxDatagramSize + 128
+        let size = configuration.maxDatagramSize + Self.protectionRoom
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
         scratch.initializeMemory(as: UInt8.self, repeating: 0)
-        let allocator = ByteBufferAllocator()
-        outgoing = (0..<512).map { _ in allocator.buffer(capacity: size) }
-        placeholder = allocator.buffer(capacity: 0)
+        inbound = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        inbound.initializeMemory(as: UInt8.self, repeating: 0)
     }
 
     deinit {
         scratch.deallocate()
+        inbound.deallocate()
     }
 
     // MARK: Control (from MediaRelay)
@@ -164,27 +170,21 @@ final class RelayEngine: @unchecked Sendable {
     // MARK: Output
 
     /// Queues one datagram; the caller flushes (one flush per read batch: sendmmsg).
-    func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) {
-        guard let context else { return }
-        var buffer = placeholder
-        swap(&buffer, &outgoing[outgoingIndex])
-        buffer.clear()
-        buffer.writeBytes(bytes)
-        outgoing[outgoingIndex] = buffer
-        outgoingIndex = outgoingIndex == outgoing.count - 1 ? 0 : outgoingIndex + 1
+    func send(_ bytes: UnsafeRawBufferPointer, to address: PeerAddress) {
+        guard let output else { return }
         counters.packetsOut &+= 1
         counters.bytesOut &+= UInt64(bytes.count)
-        context.write(NIOAny(AddressedEnvelope(remoteAddress: address, data: buffer)), promise: nil)
+        output.enqueue(bytes, to: address)
         needsFlush = true
     }
 
-    func send(_ bytes: [UInt8], to address: SocketAddress) {
+    func send(_ bytes: [UInt8], to address: PeerAddress) {
         bytes.withUnsafeBytes { send($0, to: address) }
     }
 
     func flushIfNeeded() {
-        guard needsFlush, let context else { return }
+        guard needsFlush, let output else { return }
         needsFlush = false
-        context.flush()
+        output.flush()
     }
 }

@@ -24,7 +24,11 @@ final class SRTPPair {
 final class RelayLeg: @unchecked Sendable {
     let id: LegID
     let owner: String
-    var media: LegMedia
+    var media: LegMedia {
+        didSet { mediaLookup = LegMedia.Lookup(media) }
+    }
+    /// ``media``'s per-packet answers as plain values, kept in step with it.
+    private(set) var mediaLookup: LegMedia.Lookup
     var ice: ICELiteAgent
     var dtls: DTLSServer
     var srtp: SRTPPair?
@@ -36,10 +40,10 @@ final class RelayLeg: @unchecked Sendable {
     /// How this leg's packets are rewritten for ``target``.
     var plan: ForwardingPlan?
 
-    /// The nominated address (RFC 8445 §7.3.1.5), as NIO needs it for writing.
-    var nominatedAddress: SocketAddress?
+    /// The nominated address (RFC 8445 §7.3.1.5): where media goes.
+    var nominatedAddress: PeerAddress?
     /// Where DTLS came from last: retransmissions and alerts go there.
-    var dtlsAddress: SocketAddress?
+    var dtlsAddress: PeerAddress?
 
     var packetsIn: UInt64 = 0
     var bytesIn: UInt64 = 0
@@ -54,6 +58,7 @@ final class RelayLeg: @unchecked Sendable {
         self.id = id
         self.owner = owner
         self.media = media
+        self.mediaLookup = LegMedia.Lookup(media)
         self.ice = ice
         self.dtls = dtls
     }

@@ -7,7 +7,7 @@ import Testing
 @testable import ParleyRelay
 
 /// The leg table and the demultiplexer, without a socket: datagrams are handed to the engine
-/// directly (no channel, so nothing is written) and the tables and counters are inspected.
+/// directly (no socket, so nothing is written) and the tables and counters are inspected.
 @Suite struct RelayEngineTests {
     static let dtlsContext = try! DTLSContext()
     let configuration = RelayConfiguration(host: "127.0.0.1", port: 0)
