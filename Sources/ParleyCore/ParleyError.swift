@@ -6,6 +6,7 @@ public struct ParleyError: Error, Sendable, Equatable, CustomStringConvertible {
         case unauthenticated     // 401
         case forbidden           // 403
         case notFound            // 404
+        case methodNotAllowed    // 405: the path exists, not with this method
         case conflict            // 409
         case gone                // 410: was there, is not any more
         case tooLarge            // 413

@@ -5,7 +5,12 @@ import ParleyCore
 /// The one place where errors become HTTP answers: every failure leaves as the API.md error body
 /// with a stable code, and only a real fault of ours is a 500 (logged, never shown).
 public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    public init() {}
+    /// When given, a 404 for a path that exists with other methods becomes 405 with `Allow`.
+    let routes: RouteIndex?
+
+    public init(routes: RouteIndex? = nil) {
+        self.routes = routes
+    }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -13,6 +18,13 @@ public struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as ParleyError {
             return error.errorResponse()
         } catch let error as HTTPError {
+            if error.status == .notFound, let allowed = routes?.methods(at: request.uri.path), !allowed.isEmpty,
+               !allowed.contains(request.method) {
+                var response = ParleyError(.methodNotAllowed, code: "method_not_allowed",
+                                           "\(request.uri.path) takes \(allowed.map(\.rawValue).joined(separator: ", "))").errorResponse()
+                response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+                return response
+            }
             return Self.translate(error).errorResponse()
         } catch {
             context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))", "path": "\(request.uri.path)"])

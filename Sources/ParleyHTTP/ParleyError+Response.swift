@@ -9,6 +9,7 @@ extension ParleyError.Kind {
         case .unauthenticated: .unauthorized
         case .forbidden: .forbidden
         case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
         case .conflict: .conflict
         case .gone: .gone
         case .tooLarge: .contentTooLarge

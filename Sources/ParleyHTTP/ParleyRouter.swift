@@ -43,7 +43,8 @@ public struct HTTPDependencies: Sendable {
 public enum ParleyRouter {
     public static func build(_ deps: HTTPDependencies) -> Router<ParleyRequestContext> {
         let router = Router(context: ParleyRequestContext.self)
-        router.middlewares.add(ErrorMiddleware<ParleyRequestContext>())
+        let routeIndex = RouteIndex()
+        router.middlewares.add(ErrorMiddleware<ParleyRequestContext>(routes: routeIndex))
         let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends)
         let auth = BearerAuthMiddleware(accounts: deps.accounts)
         let mediaAuth = BearerAuthMiddleware(accounts: deps.accounts, queryTokenForReads: true)
@@ -75,6 +76,7 @@ public enum ParleyRouter {
         let adminOnly = AdminTokenMiddleware(token: deps.operations.adminToken)
         AdminRoutes(operations: deps.operations, accounts: deps.accounts, friends: deps.friends).add(
             admin: router.group("admin").add(middleware: adminOnly), metrics: router.group("metrics").add(middleware: adminOnly))
+        routeIndex.load(router.routes)
         return router
     }
 }

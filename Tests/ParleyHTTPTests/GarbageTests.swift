@@ -64,8 +64,18 @@ import Testing
             #expect(missing.status == .notFound)
             #expect(missing.errorCode == "not_found")
             let wrongMethod = try await client.call(.delete, "/v1/auth/login")
-            #expect(wrongMethod.status.code >= 400 && wrongMethod.status.code < 500)
-            #expect(wrongMethod.errorCode != nil)
+            #expect(wrongMethod.status == .methodNotAllowed)
+            #expect(wrongMethod.errorCode == "method_not_allowed")
+            #expect(wrongMethod.headers[.allow] == "POST")
+            // Paths with captures too, and before any authentication.
+            let onUser = try await client.call(.post, "/v1/users/someone")
+            #expect(onUser.status == .methodNotAllowed && onUser.headers[.allow] == "GET", "\(onUser.text)")
+            let me = try await client.call(.put, "/v1/me")
+            #expect(me.status == .methodNotAllowed)
+            #expect(me.headers[.allow]?.contains("GET") == true && me.headers[.allow]?.contains("PATCH") == true, "\(me.headers)")
+            #expect(try await client.call(.post, "/health").headers[.allow] == "GET")
+            let deeper = try await client.call(.get, "/v1/users/someone/else")
+            #expect(deeper.status == .notFound && deeper.errorCode == "not_found")
         }
     }
 
