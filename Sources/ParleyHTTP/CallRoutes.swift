@@ -35,7 +35,7 @@ struct CallRoutes {
     func history(_ request: Request, context: ParleyRequestContext) async throws -> CallPage {
         let me = try context.requirePrincipal().userID
         let cursor = request.uri.queryParameters["cursor"].flatMap { $0.isEmpty ? nil : String($0) }
-        let page = try await calls.history(of: me, cursor: cursor, limit: try ChatRoutes.limit(request, default: 30, max: 100))
+        let page = try await calls.history(of: me, cursor: cursor, limit: try request.pageLimit(default: 30, max: 100))
         let peers = Dictionary(uniqueKeysWithValues: try await users.present(
             try await accounts.users(ids: Array(Set(page.calls.map { $0.caller == me ? $0.callee : $0.caller }))), to: me).map { ($0.id, $0) })
         let views = page.calls.compactMap { call -> CallView? in

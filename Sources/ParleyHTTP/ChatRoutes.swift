@@ -68,7 +68,7 @@ struct ChatRoutes {
             }
             cursor = decoded
         }
-        let limit = try Self.limit(request, default: 30, max: 100)
+        let limit = try request.pageLimit(default: 30, max: 100)
         let page = try await chat.dialogs(of: me, cursor: cursor, limit: limit)
         var views: [DialogView] = []
         for summary in page.dialogs { views.append(try await present(summary, to: me)) }
@@ -127,7 +127,7 @@ struct ChatRoutes {
     func history(_ request: Request, context: ParleyRequestContext) async throws -> MessagePage {
         let me = try context.requirePrincipal().userID
         let before = request.uri.queryParameters["before"].flatMap { $0.isEmpty ? nil : MessageID(rawValue: String($0)) }
-        let page = try await chat.history(me, try Self.dialogID(context), before: before, limit: try Self.limit(request, default: 50, max: 100))
+        let page = try await chat.history(me, try Self.dialogID(context), before: before, limit: try request.pageLimit(default: 50, max: 100))
         return MessagePage(messages: page.messages, nextCursor: page.next?.rawValue)
     }
 
@@ -196,13 +196,5 @@ struct ChatRoutes {
 
     static func dialogID(_ context: ParleyRequestContext) throws -> DialogID {
         DialogID(rawValue: try context.parameters.require("id"))
-    }
-
-    static func limit(_ request: Request, default value: Int, max: Int) throws -> Int {
-        guard let text = request.uri.queryParameters["limit"] else { return value }
-        guard let limit = Int(String(text)), (1...max).contains(limit) else {
-            throw ParleyError.invalidField("limit", "a whole number from 1 to \(max)")
-        }
-        return limit
     }
 }

@@ -21,13 +21,7 @@ struct UserRoutes {
         let principal = try context.requirePrincipal()
         let parameters = request.uri.queryParameters
         let query = parameters["query"].map(String.init) ?? ""
-        var limit = 20
-        if let text = parameters["limit"] {
-            guard let value = Int(String(text)), (1...50).contains(value) else {
-                throw ParleyError.invalidField("limit", "a whole number from 1 to 50")
-            }
-            limit = value
-        }
+        let limit = try request.pageLimit(default: 20, max: 50)
         var cursor: UserSearchCursor?
         if let text = parameters["cursor"], !text.isEmpty {
             guard let decoded = UserSearchCursor(encoded: String(text)) else {
