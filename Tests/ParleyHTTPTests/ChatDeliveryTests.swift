@@ -9,10 +9,7 @@ import Testing
     @Test func aBurstOfMessagesArrivesCompleteAndInOrder() async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
-            try await client.befriend(ann, bo)
-            let dialog = try await client.privateDialog(ann, with: bo)
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
             let (sender, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
             let (receiver, _) = try await RealtimeClient.connect(port: client.port!, token: bo.accessToken)
             defer { sender.close(); receiver.close() }

@@ -7,10 +7,7 @@ import Testing
     @Test func privateMessagesArriveLiveWithReceiptsAndTyping() async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
-            try await client.befriend(ann, bo)
-            let dialog = try await client.privateDialog(ann, with: bo)
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
             #expect(try await client.privateDialog(bo, with: ann) == dialog, "one private dialog per pair")
 
             let annPad = try await client.logIn("ann@example.com")
@@ -151,10 +148,7 @@ import Testing
     @Test func aDeviceThatMissedMessagesGetsExactlyThemThroughSync() async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
-            try await client.befriend(ann, bo)
-            let dialog = try await client.privateDialog(ann, with: bo)
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
             let (boSocket, _) = try await RealtimeClient.connect(port: client.port!, token: bo.accessToken)
             _ = try await client.sendText(ann, dialog, "before")
             let last = try await boSocket.next { $0.type == "message.new" }
@@ -176,10 +170,7 @@ import Testing
     @Test func deletingAConversationHidesItUntilSomeoneWritesAgain() async throws {
         let parley = try await TestParley.start()
         try await parley.test { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
-            try await client.befriend(ann, bo)
-            let dialog = try await client.privateDialog(ann, with: bo)
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
             _ = try await client.sendText(bo, dialog, "old news")
             #expect(try await client.call(.delete, "/v1/dialogs/\(dialog)", token: ann.accessToken).status == .noContent)
             #expect((try await client.call(.get, "/v1/dialogs", token: ann.accessToken)["dialogs"] as? [JSON])?.isEmpty == true)
@@ -194,10 +185,7 @@ import Testing
     @Test func historyPagesBackwardsAndMessagesAreChecked() async throws {
         let parley = try await TestParley.start()
         try await parley.test { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
-            try await client.befriend(ann, bo)
-            let dialog = try await client.privateDialog(ann, with: bo)
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
             for n in 1...5 { _ = try await client.sendText(ann, dialog, "m\(n)") }
             let first = try await client.call(.get, "/v1/dialogs/\(dialog)/messages?limit=2", token: bo.accessToken)
             #expect((first["messages"] as? [JSON])?.compactMap { $0["text"] as? String } == ["m5", "m4"])

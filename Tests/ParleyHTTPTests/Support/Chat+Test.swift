@@ -12,6 +12,14 @@ extension TestClientProtocol {
         try #require(reply.status == .ok, "befriending: \(reply.text)")
     }
 
+    /// Ann and Bo, signed up, friends, and their private dialog: where most chat and call tests start.
+    func annAndBoInTheirDialog(outbox: Outbox) async throws -> (ann: TestUser, bo: TestUser, dialog: String) {
+        let ann = try await signUp("Ann", "ann@example.com", outbox: outbox)
+        let bo = try await signUp("Bo", "bo@example.com", outbox: outbox)
+        try await befriend(ann, bo)
+        return (ann, bo, try await privateDialog(ann, with: bo))
+    }
+
     /// The private dialog of `a` with `b` (created on first use).
     func privateDialog(_ a: TestUser, with b: TestUser) async throws -> String {
         let reply = try await call(.post, "/v1/dialogs", json: ["type": "private", "userId": b.id], token: a.accessToken)
