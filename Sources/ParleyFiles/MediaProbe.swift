@@ -8,6 +8,7 @@
 ///   with sound but no picture into `.m4a`.
 /// - HEIC — `HEIFProbe` (ISO/IEC 23008-12).
 /// - MP3 — `MPEGAudioProbe` (ISO/IEC 11172-3, 13818-3; ID3v2; Xing/Info, LAME, VBRI tags).
+/// - AAC in ADTS frames — `ADTSProbe` (ISO/IEC 13818-7, 14496-3).
 /// - Ogg — `OggProbe` (RFC 3533, RFC 7845 Opus, Vorbis I).
 /// - WAV — `WAVProbe` (RIFF WAVE).
 /// - PNG, JPEG, GIF — `ImageProbe`.
@@ -25,6 +26,8 @@ public enum MediaProbe {
             return ISOMediaProbe.probe(view, sniffed: type)
         case .mp3:
             return MPEGAudioProbe.probe(view)
+        case .aac:
+            return ADTSProbe.probe(view)
         case .ogg:
             return OggProbe.probe(view)
         case .wav:

@@ -2,7 +2,7 @@
 public enum MediaType: String, Sendable, Codable, CaseIterable {
     case jpeg, png, heic, gif
     case mp4, mov
-    case m4a, mp3, ogg, wav
+    case m4a, mp3, aac, ogg, wav
 
     public enum Kind: String, Sendable, Codable { case image, video, audio }
 
@@ -10,7 +10,7 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         switch self {
         case .jpeg, .png, .heic, .gif: .image
         case .mp4, .mov: .video
-        case .m4a, .mp3, .ogg, .wav: .audio
+        case .m4a, .mp3, .aac, .ogg, .wav: .audio
         }
     }
 
@@ -24,6 +24,7 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         case .mov: "video/quicktime"
         case .m4a: "audio/mp4"
         case .mp3: "audio/mpeg"
+        case .aac: "audio/aac"
         case .ogg: "audio/ogg"
         case .wav: "audio/wav"
         }
@@ -39,6 +40,8 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
         if starts(Array("RIFF".utf8)) && starts(Array("WAVE".utf8), at: 8) { return .wav }
         if starts(Array("OggS".utf8)) { return .ogg }
+        // Raw AAC: ADTS frames (layer 00, which no MPEG audio frame has), two in a row.
+        if ADTSProbe.looksLikeADTS(MediaBytes(Array(bytes.prefix(8_192)))) { return .aac }
         // MP3: an ID3v2 tag, or an MPEG audio frame header (ISO/IEC 11172-3 §2.4.1.3) with valid
         // version, layer, bitrate and sample rate — the bare 11 sync bits would also match AAC ADTS.
         if starts(Array("ID3".utf8)) || MPEGAudioFrame(MediaBytes(Array(bytes.prefix(4))), at: 0) != nil {

@@ -21,6 +21,7 @@ struct FFmpegProbeTests {
         ("lsf.mp3", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=22050", "-c:a", "libmp3lame"], .mp3, nil, nil),
         // Without a LAME tag the encoder's priming and padding (about 25 ms at 44.1 kHz) are counted.
         ("cbr.mp3", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-c:a", "libmp3lame", "-write_xing", "0"], .mp3, nil, nil),
+        ("a.aac", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-c:a", "aac", "-f", "adts"], .aac, nil, nil),
         ("a.ogg", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:a", "libopus"], .ogg, nil, nil),
         ("v.ogg", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-c:a", "libvorbis"], .ogg, nil, nil),
         ("a.wav", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100"], .wav, nil, nil),
