@@ -18,6 +18,9 @@ public struct CallsOptions: Sendable {
     public var videoHeight = 360
     public var videoBitrateKbps = 1_000
     public var framesPerSecond = 30
+    /// The local address the media clients bind (and offer as their candidate): loopback for a
+    /// server on this machine, this machine's address for one elsewhere.
+    public var bindHost = "127.0.0.1"
 
     public init() {}
 
@@ -32,6 +35,6 @@ public struct CallsOptions: Sendable {
     /// What the shared media is encoded with.
     var baseConfiguration: MediaClientConfiguration {
         MediaClientConfiguration(videoWidth: videoWidth, videoHeight: videoHeight, framesPerSecond: framesPerSecond,
-                                 videoBitrateKbps: videoBitrateKbps, cname: "parley-loadtest")
+                                 videoBitrateKbps: videoBitrateKbps, bindHost: bindHost, cname: "parley-loadtest")
     }
 }

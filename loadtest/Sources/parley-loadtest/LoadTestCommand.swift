@@ -74,6 +74,9 @@ struct CallsCommand: AsyncParsableCommand {
     @Option(help: "VP8 bitrate, kbit/s.")
     var videoKbps = 1_000
 
+    @Option(help: "Local address the media clients bind and offer (this machine's address when the server is elsewhere).")
+    var bindHost = "127.0.0.1"
+
     @Flag(help: "Also run ../shared/reference/run.sh at the relayed packet rate and size and print the CPU ratio.")
     var compareReference = false
 
@@ -100,6 +103,7 @@ struct CallsCommand: AsyncParsableCommand {
         options.video = !audioOnly
         options.decodingCalls = decodingCalls
         options.videoBitrateKbps = videoKbps
+        options.bindHost = bindHost
         let size = videoSize.split(separator: "x").compactMap { Int($0) }
         guard size.count == 2 else { throw ValidationError("--video-size is WIDTHxHEIGHT") }
         (options.videoWidth, options.videoHeight) = (size[0], size[1])
