@@ -155,7 +155,7 @@ let package = Package(
         // The load-test harness: calls with real Opus and VP8 (ParleyMediaClient) and chat, driven
         // through a running Parley's gateway, relay and admin routes.
         .target(name: "ParleyLoadTest", dependencies: [
-            "ParleyMediaClient",
+            "ParleyCore", "ParleyMediaClient",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "NIOCore", package: "swift-nio"),

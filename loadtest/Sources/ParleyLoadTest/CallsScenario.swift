@@ -32,7 +32,8 @@ public struct CallsScenario: Sendable {
         let prefix = "lt" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let users = try await api.seedUsers(count: options.calls * 2, prefix: prefix, befriend: "pairs")
         progress.note("seeded \(users.count) users; connecting their realtime sockets…")
-        let parties = try await connectAll(users)
+        let connections = try await RealtimeConnection.connectAll(url: api.realtimeURL, tokens: users.map(\.accessToken))
+        let parties = zip(users, connections).map { Party(user: $0, connection: $1) }
         defer { for party in parties { party.connection.close() } }
 
         let collector = CallsCollector()
@@ -54,28 +55,6 @@ public struct CallsScenario: Sendable {
         let timeline = await sampler.value
         progress.finish()
         return await CallsReport(options: options, collector: collector, timeline: timeline)
-    }
-
-    private func connectAll(_ users: [ServerAPI.User]) async throws -> [Party] {
-        try await withThrowingTaskGroup(of: (Int, Party).self) { group in
-            var parties: [Party?] = Array(repeating: nil, count: users.count)
-            var next = 0
-            // A few dozen handshakes at a time.
-            for _ in 0..<min(32, users.count) {
-                let index = next, user = users[index], url = api.realtimeURL
-                group.addTask { (index, Party(user: user, connection: try await RealtimeConnection.connect(url: url, token: user.accessToken))) }
-                next += 1
-            }
-            while let (index, party) = try await group.next() {
-                parties[index] = party
-                if next < users.count {
-                    let index = next, user = users[index], url = api.realtimeURL
-                    group.addTask { (index, Party(user: user, connection: try await RealtimeConnection.connect(url: url, token: user.accessToken))) }
-                    next += 1
-                }
-            }
-            return parties.compactMap { $0 }
-        }
     }
 
     /// One call from invite to hangup.

@@ -86,31 +86,17 @@ public struct ChatScenario: Sendable {
     }
 
     private func connectAll(_ users: [ServerAPI.User], collector: ChatCollector) async throws -> [RealtimeConnection] {
-        let url = api.realtimeURL
-        var connections: [RealtimeConnection] = []
-        for chunk in stride(from: 0, to: users.count, by: 32) {
-            let slice = users[chunk..<min(chunk + 32, users.count)]
-            connections += try await withThrowingTaskGroup(of: (Int, RealtimeConnection).self) { group in
-                for (offset, user) in slice.enumerated() {
-                    let me = user.id
-                    group.addTask {
-                        let connection = try await RealtimeConnection.connect(url: url, token: user.accessToken) { frame in
-                            guard frame.type == "message.new" else { return false }
-                            let message = frame["message"] as? [String: Any]
-                            guard message?["senderId"] as? String != me,
-                                  let text = message?["text"] as? String, let sentAt = Self.sendTime(text) else { return true }
-                            collector.delivered(after: (frame.receivedAt - sentAt).seconds, at: frame.receivedAt)
-                            return true
-                        }
-                        return (offset, connection)
-                    }
-                }
-                var found: [(Int, RealtimeConnection)] = []
-                for try await pair in group { found.append(pair) }
-                return found.sorted { $0.0 < $1.0 }.map(\.1)
+        try await RealtimeConnection.connectAll(url: api.realtimeURL, tokens: users.map(\.accessToken)) { index in
+            let me = users[index].id
+            return { frame in
+                guard frame.type == "message.new" else { return false }
+                let message = frame["message"] as? [String: Any]
+                guard message?["senderId"] as? String != me,
+                      let text = message?["text"] as? String, let sentAt = Self.sendTime(text) else { return true }
+                collector.delivered(after: (frame.receivedAt - sentAt).seconds, at: frame.receivedAt)
+                return true
             }
         }
-        return connections
     }
 
     /// Open-loop sending: every 5 ms, the messages the schedule says are due.

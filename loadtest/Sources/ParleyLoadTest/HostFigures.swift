@@ -1,25 +1,16 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import ParleyCore
 
 /// What the load generator itself costs and what the kernel dropped, so a report can say what
-/// limited a run: the harness's own CPU time (getrusage) and the machine's UDP receive-buffer
+/// limited a run: the harness's own CPU time (`ProcessStats`, as the server reads its own) and the machine's UDP receive-buffer
 /// drops (`RcvbufErrors` in /proc/net/snmp — every socket on the machine, the relay's included).
 struct HostFigures: Sendable, Equatable {
     var harnessCPUSeconds: Double
     var udpReceiveBufferErrors: UInt64?
 
     static func now() -> HostFigures {
-        HostFigures(harnessCPUSeconds: ownCPUSeconds(), udpReceiveBufferErrors: udpReceiveBufferErrors(
+        HostFigures(harnessCPUSeconds: ProcessStats.current()?.cpuSeconds ?? 0, udpReceiveBufferErrors: udpReceiveBufferErrors(
             snmp: (try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8)) ?? ""))
-    }
-
-    static func ownCPUSeconds() -> Double {
-        var usage = rusage()
-        guard getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage) == 0 else { return 0 }
-        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
 
     /// `RcvbufErrors` from the `Udp:` header and value lines of /proc/net/snmp.

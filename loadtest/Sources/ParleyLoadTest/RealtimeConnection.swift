@@ -77,6 +77,27 @@ public final class RealtimeConnection: Sendable {
         }
     }
 
+    /// Connects one device per token, a few dozen handshakes at a time; `onEvent(i)` is the
+    /// handler of the `i`th. In the order of `tokens`.
+    public static func connectAll(url: String, tokens: [String], onEvent: (Int) -> EventHandler? = { _ in nil }) async throws
+        -> [RealtimeConnection] {
+        try await withThrowingTaskGroup(of: (Int, RealtimeConnection).self) { group in
+            var connections: [RealtimeConnection?] = Array(repeating: nil, count: tokens.count)
+            var next = 0
+            func start() {
+                let index = next, token = tokens[index], handler = onEvent(index)
+                group.addTask { (index, try await RealtimeConnection.connect(url: url, token: token, onEvent: handler)) }
+                next += 1
+            }
+            while next < min(32, tokens.count) { start() }
+            while let (index, connection) = try await group.next() {
+                connections[index] = connection
+                if next < tokens.count { start() }
+            }
+            return connections.compactMap { $0 }
+        }
+    }
+
     /// Sends a command and waits for its reply; a refusal (`ok: false`) throws with its code.
     @discardableResult
     public func command(_ type: String, _ fields: [String: Any] = [:], timeout: Duration = .seconds(30)) async throws -> ServerFrame {
