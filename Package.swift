@@ -117,6 +117,7 @@ let package = Package(
         // Calls: the signalling state machine over the relay, and the echo test call.
         .target(name: "ParleyCalls", dependencies: [
             "ParleyCore", "ParleyStorage", "ParleyRelay", "ParleyFriends", "ParleyChat",
+            .product(name: "Crypto", package: "swift-crypto"),   // TURN credentials (HMAC-SHA1)
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -191,7 +192,8 @@ let package = Package(
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
             "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
-            "ParleyCore", "ParleyStorage", "ParleyRealtime",
+            "ParleyCore", "ParleyStorage", "ParleyRealtime", "ParleySTUN",
+            .product(name: "Crypto", package: "swift-crypto"),   // MD5 of TURN's long-term key in the coturn tests
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
         ]),

@@ -16,3 +16,8 @@ fi
 if ! .venv/bin/python -c "import aiortc" 2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check "aiortc==1.16.0"   # the WebRTC peer of the relay and call tests
 fi
+# Playwright drives Debian's chromium (scripts/test.sh installs it; no browser is downloaded) in
+# the TURN call test, Tests/Peers/chromium_turn_peer.py.
+if ! .venv/bin/python -c "import playwright" 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check "playwright==1.65.2"
+fi

@@ -41,6 +41,7 @@ public struct ParleyConfiguration: Sendable {
     /// Bearer token of `/admin/…` and `/metrics`. Empty: generated once into `<data>/admin-token`.
     public var adminToken = ""
     public var mail = Mail()
+    public var turn = TURN()
     public var logLevel = "info"
 
     public struct Mail: Sendable {
@@ -61,7 +62,15 @@ public struct ParleyConfiguration: Sendable {
         public init() {}
     }
 
-    public init() {}
+    /// TURN servers handed to devices (`GET /v1/calls/ice-servers`, the realtime `hello`), with
+    /// credentials in coturn's `use-auth-secret` scheme. No URIs: no TURN.
+    public struct TURN: Sendable {
+        /// `turn:`/`turns:` URIs; from the environment as one comma-separated value.
+        public var uris: [String] = []
+        public var sharedSecret = ""
+        public var ttlSeconds = 86_400
+
+        public init() {}
 
     /// Reads the file (if present) under the environment.
     public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ParleyConfiguration {
@@ -113,6 +122,9 @@ public struct ParleyConfiguration: Sendable {
         mail.smtpPassword = config.string(forKey: "mail.smtp.password", isSecret: true, default: d.mail.smtpPassword)
         mail.smtpCAFile = config.string(forKey: "mail.smtp.caFile", default: d.mail.smtpCAFile)
         mail.smtpVerifyCertificate = config.bool(forKey: "mail.smtp.verifyCertificate", default: d.mail.smtpVerifyCertificate)
+        turn.uris = config.stringArray(forKey: "turn.uris", default: d.turn.uris).filter { !$0.isEmpty }
+        turn.sharedSecret = config.string(forKey: "turn.sharedSecret", isSecret: true, default: d.turn.sharedSecret)
+        turn.ttlSeconds = config.int(forKey: "turn.ttlSeconds", default: d.turn.ttlSeconds)
     }
 
     /// The base URL links in mail point at.

@@ -36,6 +36,10 @@ public enum ParleyServer {
     public static func assemble(
         _ config: ParleyConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger
     ) async throws -> Parts {
+        // Checked before anything opens: TURN URIs without a secret would hand out refused credentials.
+        let iceServers = try ICEServerIssuer(
+            settings: TURNSettings(uris: config.turn.uris, sharedSecret: config.turn.sharedSecret, ttlSeconds: config.turn.ttlSeconds),
+            clock: clock)
         let dataDirectory = config.dataDirectory
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         guard config.databaseURL.isEmpty else {
@@ -93,11 +97,12 @@ public enum ParleyServer {
         var commands = RealtimeCommands()
         ChatCommands.register(chat, into: &commands)
         CallCommands.register(calls, into: &commands)
-        let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands, presence: calls,
+        let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands, presence: calls, iceServers: iceServers,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity))
         var dependencies = HTTPDependencies(
             accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
+        dependencies.iceServers = iceServers
         dependencies.operations = try operations(config, database: database, hub: events.hub, relay: relay, logger: logger)
         dependencies.operations.calls = {
             let counts = await calls.counts()

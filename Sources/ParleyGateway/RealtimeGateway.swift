@@ -5,6 +5,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import ParleyAccounts
+import ParleyCalls
 import ParleyCore
 import ParleyRealtime
 
@@ -28,9 +29,12 @@ public struct RealtimeGateway: Sendable {
     let commands: RealtimeCommands
     let settings: Settings
     let presence: (any DevicePresence)?
+    /// TURN servers for the `hello`, so a device woken for a call has them before it answers.
+    let iceServers: ICEServerIssuer
 
     public init(accounts: AccountService, events: EventLog, commands: RealtimeCommands, presence: (any DevicePresence)? = nil,
-                settings: Settings = .init()) {
+                iceServers: ICEServerIssuer = .disabled, settings: Settings = .init()) {
+        self.iceServers = iceServers
         self.accounts = accounts
         self.events = events
         self.commands = commands

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOWebSocket
 import ParleyAccounts
+import ParleyCalls
 import ParleyCore
 import ParleyRealtime
 
@@ -27,7 +28,9 @@ struct RealtimeSession {
         await gateway.presence?.deviceReconnected(principal.sessionID, user: principal.userID)
         defer { gateway.events.hub.detach(mailbox) }
         let latest = try await gateway.events.latestSeq(of: principal.userID)
-        mailbox.offer(Hello(userId: principal.userID.rawValue, sessionId: principal.sessionID.rawValue, latestSeq: latest).frame)
+        let turn = gateway.iceServers.servers(for: principal.userID)
+        mailbox.offer(Hello(userId: principal.userID.rawValue, sessionId: principal.sessionID.rawValue, latestSeq: latest,
+                            iceServers: turn.iceServers, iceServersTtlSeconds: turn.ttlSeconds).frame)
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -111,13 +114,16 @@ struct RealtimeSession {
         }
     }
 
+    /// The first frame on every connection; `iceServers` as `GET /v1/calls/ice-servers` answers,
+    /// so a device that woke for a call can answer it through TURN without another request.
     struct Hello: Encodable {
+        var type = "hello"
         let userId: String
         let sessionId: String
         let latestSeq: Int64
-        var frame: String {
-            "{\"type\":\"hello\",\"userId\":\(ReplyFrame.quote(userId)),\"sessionId\":\(ReplyFrame.quote(sessionId)),\"latestSeq\":\(latestSeq)}"
-        }
+        let iceServers: [ICEServers.Server]
+        let iceServersTtlSeconds: Int
+        var frame: String { String(decoding: (try? ReplyFrame.encoder.encode(self)) ?? Data(), as: UTF8.self) }
     }
 
     struct Pong: Encodable { let serverTime: Date }

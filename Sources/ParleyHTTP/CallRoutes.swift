@@ -4,10 +4,11 @@ import ParleyCalls
 import ParleyAccounts
 import ParleyCore
 
-/// `/v1/calls`: the echo test call (the call history joins with the calls layer).
+/// `/v1/calls`: the call history, the echo test call, and the TURN servers to call through.
 struct CallRoutes {
     let echo: EchoCalls
     let calls: CallService
+    let iceServers: ICEServerIssuer
     let accounts: AccountService
     let users: UserPresenter
 
@@ -22,11 +23,17 @@ struct CallRoutes {
     }
     struct CallPage: ResponseEncodable { let calls: [CallView]; let nextCursor: String? }
 
+    struct ICEServerBody: ResponseEncodable {
+        let iceServers: [ICEServers.Server]
+        let ttlSeconds: Int
+        init(_ servers: ICEServers) { iceServers = servers.iceServers; ttlSeconds = servers.ttlSeconds }
+    }
     struct EchoBody: Decodable { let sdp: String }
     struct EchoAnswer: ResponseEncodable { let callId: String; let sdp: String }
 
     func add(to group: RouterGroup<ParleyRequestContext>) {
         group.get(use: history)
+        group.get("ice-servers", use: turnServers)
         group.post("echo", use: startEcho)
         group.delete("echo/:callId", use: endEcho)
     }
@@ -45,6 +52,15 @@ struct CallRoutes {
                             outcome: call.outcome(for: me), startedAt: WireTime.string(call.startedAt), durationSeconds: call.durationSeconds)
         }
         return CallPage(calls: views, nextCursor: page.next)
+    }
+
+    /// GET /v1/calls/ice-servers: `{iceServers: [{urls, username, credential}], ttlSeconds}`, TURN
+    /// servers with a credential of the caller's own (empty when TURN is not configured).
+    func turnServers(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let me = try context.requirePrincipal().userID
+        var response = try ICEServerBody(iceServers.servers(for: me)).response(from: request, context: context)
+        response.headers[.cacheControl] = "no-store"   // a credential: not for shared caches
+        return response
     }
 
     /// POST /v1/calls/echo `{sdp}` → 201 `{callId, sdp}`: the relay's answer; media comes back.

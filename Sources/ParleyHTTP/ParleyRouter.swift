@@ -20,6 +20,8 @@ public struct HTTPDependencies: Sendable {
     public var health: @Sendable () async -> Bool
     /// Figures and the admin token for `/admin/…` and `/metrics`; disabled (401) unless set.
     public var operations = Operations.disabled
+    /// TURN servers and credentials for `GET /v1/calls/ice-servers`; none unless set.
+    public var iceServers = ICEServerIssuer.disabled
 
     public init(
         accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, echo: EchoCalls, calls: CallService, publicBaseURL: String, maxAvatarBytes: Int,
@@ -68,7 +70,7 @@ public enum ParleyRouter {
         AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: mediaAuth))
         FriendRoutes(friends: deps.friends, accounts: deps.accounts, users: users).add(
             friends: router.group("v1/friends").add(middleware: auth), blocks: router.group("v1/blocks").add(middleware: auth))
-        CallRoutes(echo: deps.echo, calls: deps.calls, accounts: deps.accounts, users: users).add(to: router.group("v1/calls").add(middleware: auth))
+        CallRoutes(echo: deps.echo, calls: deps.calls, iceServers: deps.iceServers, accounts: deps.accounts, users: users).add(to: router.group("v1/calls").add(middleware: auth))
         StoryRoutes(stories: deps.stories, chat: deps.chat, accounts: deps.accounts, users: users)
             .add(to: router.group("v1/stories").add(middleware: auth))
         ChatRoutes(chat: deps.chat, stories: deps.stories, accounts: deps.accounts, users: users, maxUploadBytes: deps.maxUploadBytes).add(

@@ -4,7 +4,8 @@ import Testing
 /// A real aiortc client (Tests/Peers/aiortc_echo_peer.py) driven over stdio: it prints its offer,
 /// takes the relay's answer, connects, and reports the frames it decoded.
 ///
-/// The interpreter comes from `PARLEY_TEST_PYTHON`, a venv with `aiortc==1.16.*`.
+/// The interpreter comes from `PARLEY_TEST_PYTHON`, a venv with `aiortc==1.16.*`. Other peer
+/// scripts speaking the same protocol (Tests/Peers/chromium_turn_peer.py) run through `script:`.
 public final class AiortcPeer: @unchecked Sendable {  // the Process is only signalled after launch
     public struct Message: Decodable, Sendable {
         public var type: String
@@ -21,6 +22,12 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         public var remoteIceLite: Bool?
         public var remoteSetup: String?
         public var error: String?
+        // chromium_turn_peer.py: relay candidates in the offer, and the pair media went through.
+        public var relayCandidates: Int?
+        public var candidateType: String?
+        public var relayProtocol: String?
+        public var connectionState: String?
+        public var audioPackets: Int?
     }
 
     public enum PeerError: Error, CustomStringConvertible {
@@ -52,16 +59,19 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
     }
 
     /// The peer script, found next to this test folder (symlinks resolved).
-    public static var scriptPath: String {
+    public static var scriptPath: String { script(named: "aiortc_echo_peer.py") }
+
+    /// A script in Tests/Peers.
+    public static func script(named name: String) -> String {
         URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
             .deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Peers/aiortc_echo_peer.py").path   // Tests/Peers
+            .appendingPathComponent("Peers/\(name)").path   // Tests/Peers
     }
 
-    public init(python: String, arguments: [String]) throws {
+    public init(python: String, script: String = AiortcPeer.scriptPath, arguments: [String]) throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-u", Self.scriptPath] + arguments
+        process.arguments = ["-u", script] + arguments
         stdin = Pipe()
         let stdout = Pipe()
         let stderr = Pipe()

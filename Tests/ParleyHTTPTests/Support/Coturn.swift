@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Debian's coturn (`turnserver`), started by a test on a free loopback port with a
+/// configuration of its own, in the shared-secret scheme Parley signs for (`use-auth-secret`).
+///
+/// Unlike production (docs/deploying.md), it listens and relays on 127.0.0.1 and lets peers be
+/// loopback addresses (`allow-loopback-peers`): Parley's relay is on 127.0.0.1 in tests.
+final class Coturn: @unchecked Sendable {  // the Process is only signalled after launch
+    static let executable = "/usr/bin/turnserver"
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
+
+    let port: Int
+    let secret: String
+    let realm = "parley.test"
+    let directory: String
+    private let process: Process
+
+    /// `turn:` URIs of this server, over UDP and over TCP.
+    var udpURI: String { "turn:127.0.0.1:\(port)?transport=udp" }
+    var tcpURI: String { "turn:127.0.0.1:\(port)?transport=tcp" }
+
+    /// The configuration file's text, for failure messages and the report.
+    let configuration: String
+
+    var log: String { (try? String(contentsOfFile: directory + "/turn.log", encoding: .utf8)) ?? "" }
+
+    /// Starts coturn and waits until it answers a STUN Binding request (a few hundred ms).
+    static func start(secret: String) async throws -> Coturn {
+        var lastError: (any Error)?
+        for _ in 0..<3 {   // a port found free may be taken before coturn binds it
+            let coturn = try Coturn(port: try freePort(), secret: secret)
+            for _ in 0..<50 {
+                if TURNProbe(port: coturn.port).answersBinding() { return coturn }
+                if !coturn.process.isRunning { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            lastError = CoturnError.didNotStart(coturn.log.suffix(3000).description)
+            coturn.stop()
+        }
+        throw lastError ?? CoturnError.didNotStart("")
+    }
+
+    private init(port: Int, secret: String) throws {
+        self.port = port
+        self.secret = secret
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-coturn-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        configuration = """
+            # coturn for Parley's tests: loopback only, shared-secret credentials.
+            listening-ip=127.0.0.1
+            listening-port=\(port)
+            relay-ip=127.0.0.1
+            use-auth-secret
+            static-auth-secret=\(secret)
+            realm=\(realm)
+            fingerprint
+            # Parley's relay is on 127.0.0.1 in tests; production denies loopback and private peers.
+            allow-loopback-peers
+            denied-peer-ip=0.0.0.0-255.255.255.255
+            allowed-peer-ip=127.0.0.1
+            no-multicast-peers
+            user-quota=10
+            total-quota=100
+            no-cli
+            no-tls
+            no-dtls
+            no-software-attribute
+            userdb=\(directory)/turndb
+            pidfile=\(directory)/turn.pid
+            log-file=\(directory)/turn.log
+            simple-log
+            no-stdout-log
+
+            """
+        try configuration.write(toFile: directory + "/turnserver.conf", atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = ["-c", directory + "/turnserver.conf"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// SIGKILL (test processes hand children SIGTERM blocked), then the folder goes.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    enum CoturnError: Error, CustomStringConvertible {
+        case didNotStart(String)
+        var description: String {
+            switch self { case .didNotStart(let log): "coturn did not answer on its port; its log ends:\n\(log)" }
+        }
+    }
+
+    /// A port free for both TCP and UDP on 127.0.0.1, as the kernel hands out for port 0.
+    static func freePort() throws -> Int {
+        for _ in 0..<20 {
+            let port = try bind(type: SOCK_STREAM, port: 0)
+            if (try? bind(type: SOCK_DGRAM, port: port)) != nil { return port }
+        }
+        throw CoturnError.didNotStart("no free port")
+    }
+
+    private static func bind(type: __socket_type, port: Int) throws -> Int {
+        let fd = socket(AF_INET, Int32(type.rawValue), 0)
+        guard fd >= 0 else { throw CoturnError.didNotStart("socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw CoturnError.didNotStart("port \(port) taken") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
