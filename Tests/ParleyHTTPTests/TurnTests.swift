@@ -132,7 +132,7 @@ struct TurnInteropTests {
             let username = try #require(server["username"] as? String), credential = try #require(server["credential"] as? String)
             let probe = TURNProbe(port: coturn.port)
 
-            #expect(try probe.allocate(username: username, password: credential) == .allocated, "\(coturn.log.suffix(2000))")
+            #expect(try probe.allocate(username: username, password: credential) == .granted, "\(coturn.log.suffix(2000))")
 
             let user = UserID(rawValue: ann.id)
             let expired = TURNCredential(user: user, expiry: Date().addingTimeInterval(-60), secret: Self.secret)
@@ -147,6 +147,28 @@ struct TurnInteropTests {
             #expect(refusedBorrowed.code == 401, "\(refusedBorrowed)")
             print("coturn: Parley's credential \(try probe.allocate(username: username, password: credential)); expired \(refusedExpired); other secret \(refusedForeign); another user's name \(refusedBorrowed)")
         }
+    }
+
+    /// docs/deploying.md's turnserver.conf as written (moved to loopback, without TLS): Parley's
+    /// credentials work, and the only peer it relays to is the media address it allows.
+    @Test func theRecommendedConfigurationRelaysToParleysMediaAddressOnly() async throws {
+        let coturn = try await Coturn.start(secret: Self.secret, configuration: Coturn.recommendedConfiguration)
+        defer { coturn.stop() }
+        let settings = coturn.configuration.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(!settings.contains { $0.hasPrefix("allow-loopback-peers") }, "\(coturn.configuration)")
+        #expect(settings.contains("use-auth-secret") && settings.contains("denied-peer-ip=10.0.0.0-10.255.255.255"), "\(coturn.configuration)")
+        let credential = TURNCredential(user: UserID(rawValue: "ann"), expiry: Date().addingTimeInterval(600), secret: Self.secret)
+        let session = try TURNProbe.Session(port: coturn.port, username: credential.username, password: credential.password)
+        #expect(try session.allocate() == .granted, "\(coturn.log.suffix(2000))")
+        let mediaAddress = "203.0.113.10"   // the allowed-peer-ip the document shows for Parley's relay
+        #expect(try session.permit(mediaAddress) == .granted, "\(coturn.log.suffix(2000))")
+        var refusals: [String] = []
+        for peer in ["127.0.0.1", "10.1.2.3", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.1", "8.8.8.8", "203.0.113.11"] {
+            let outcome = try session.permit(peer)
+            #expect(outcome.code == 403, "\(peer): \(outcome)")
+            refusals.append("\(peer) \(outcome)")
+        }
+        print("recommended coturn: \(mediaAddress) granted; refused \(refusals.joined(separator: ", "))")
     }
 
     @Test(arguments: ["udp", "tcp"])

@@ -27,11 +27,14 @@ final class Coturn: @unchecked Sendable {  // the Process is only signalled afte
 
     var log: String { (try? String(contentsOfFile: directory + "/turn.log", encoding: .utf8)) ?? "" }
 
+    /// A turnserver.conf for `port`, keeping its files in `directory`, signing with `secret`.
+    typealias Configuration = @Sendable (_ port: Int, _ directory: String, _ secret: String) -> String
+
     /// Starts coturn and waits until it answers a STUN Binding request (a few hundred ms).
-    static func start(secret: String) async throws -> Coturn {
+    static func start(secret: String, configuration: Configuration = Coturn.testConfiguration) async throws -> Coturn {
         var lastError: (any Error)?
         for _ in 0..<3 {   // a port found free may be taken before coturn binds it
-            let coturn = try Coturn(port: try freePort(), secret: secret)
+            let coturn = try Coturn(port: try freePort(), secret: secret, configuration: configuration)
             for _ in 0..<50 {
                 if TURNProbe(port: coturn.port).answersBinding() { return coturn }
                 if !coturn.process.isRunning { break }
@@ -43,45 +46,73 @@ final class Coturn: @unchecked Sendable {  // the Process is only signalled afte
         throw lastError ?? CoturnError.didNotStart("")
     }
 
-    private init(port: Int, secret: String) throws {
+    private init(port: Int, secret: String, configuration: Configuration) throws {
         self.port = port
         self.secret = secret
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-coturn-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        configuration = """
-            # coturn for Parley's tests: loopback only, shared-secret credentials.
-            listening-ip=127.0.0.1
-            listening-port=\(port)
-            relay-ip=127.0.0.1
-            use-auth-secret
-            static-auth-secret=\(secret)
-            realm=\(realm)
-            fingerprint
-            # Parley's relay is on 127.0.0.1 in tests; production denies loopback and private peers.
-            allow-loopback-peers
-            denied-peer-ip=0.0.0.0-255.255.255.255
-            allowed-peer-ip=127.0.0.1
-            no-multicast-peers
-            user-quota=10
-            total-quota=100
-            no-cli
-            no-tls
-            no-dtls
-            no-software-attribute
-            userdb=\(directory)/turndb
-            pidfile=\(directory)/turn.pid
-            log-file=\(directory)/turn.log
-            simple-log
-            no-stdout-log
-
-            """
-        try configuration.write(toFile: directory + "/turnserver.conf", atomically: true, encoding: .utf8)
+        self.configuration = configuration(port, directory, secret)
+        try self.configuration.write(toFile: directory + "/turnserver.conf", atomically: true, encoding: .utf8)
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["-c", directory + "/turnserver.conf"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
+    }
+
+    /// Loopback only, shared-secret credentials, peers limited to Parley's media address
+    /// (127.0.0.1 in tests, which needs `allow-loopback-peers`).
+    static func testConfiguration(port: Int, directory: String, secret: String) -> String {
+        """
+        # coturn for Parley's tests: loopback only, shared-secret credentials.
+        listening-ip=127.0.0.1
+        listening-port=\(port)
+        relay-ip=127.0.0.1
+        use-auth-secret
+        static-auth-secret=\(secret)
+        realm=parley.test
+        fingerprint
+        # Parley's relay is on 127.0.0.1 in tests; production denies loopback and private peers.
+        allow-loopback-peers
+        denied-peer-ip=0.0.0.0-255.255.255.255
+        allowed-peer-ip=127.0.0.1
+        no-multicast-peers
+        user-quota=10
+        total-quota=100
+        no-cli
+        no-tls
+        no-dtls
+        no-software-attribute
+        userdb=\(directory)/turndb
+        pidfile=\(directory)/turn.pid
+        log-file=\(directory)/turn.log
+        simple-log
+        no-stdout-log
+
+        """
+    }
+
+    /// docs/deploying.md's recommended turnserver.conf, as written, but on 127.0.0.1 and `port`,
+    /// without the TLS listener (no certificate here) and logging to `directory`.
+    static func recommendedConfiguration(port: Int, directory: String, secret: String) -> String {
+        let doc = (try? String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/deploying.md").path, encoding: .utf8)) ?? ""
+        guard let section = doc.range(of: "### coturn"), let open = doc.range(of: "```ini\n", range: section.upperBound..<doc.endIndex),
+              let close = doc.range(of: "```", range: open.upperBound..<doc.endIndex) else { return "# docs/deploying.md has no ini block under ### coturn\n" }
+        var lines: [String] = []
+        for line in doc[open.upperBound..<close.lowerBound].split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            switch line.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" {
+            case "listening-port": lines.append("listening-port=\(port)")
+            case "listening-ip", "relay-ip": lines.append(line.prefix { $0 != "=" } + "=127.0.0.1")
+            case "static-auth-secret": lines.append("static-auth-secret=\(secret)")
+            case "tls-listening-port", "cert", "pkey": lines.append("# (test) " + line)
+            case "syslog": lines.append(contentsOf: ["log-file=\(directory)/turn.log", "simple-log", "no-stdout-log"])
+            default: lines.append(line)
+            }
+        }
+        lines += ["no-tls", "userdb=\(directory)/turndb", "pidfile=\(directory)/turn.pid", ""]
+        return lines.joined(separator: "\n")
     }
 
     /// SIGKILL (test processes hand children SIGTERM blocked), then the folder goes.
