@@ -9,6 +9,9 @@ extension ParleyError {
         case .keyNotFound(let key, let context):
             return ParleyError(.badRequest, code: "missing_field", "\(path(context, key)) is required")
         case .valueNotFound(_, let context):
+            if context.codingPath.isEmpty {   // the body is `null`
+                return ParleyError.badRequest("The body must be a JSON object", code: "invalid_json")
+            }
             return ParleyError(.badRequest, code: "missing_field", "\(path(context)) is required")
         case .typeMismatch(let type, let context):
             if context.codingPath.isEmpty {

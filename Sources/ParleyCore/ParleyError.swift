@@ -45,7 +45,7 @@ extension ParleyError {
     }
     public static let unauthenticated = ParleyError(
         .unauthenticated, code: "unauthenticated", "A valid access token is required")
-    public static func forbidden(_ message: String, code: String = "forbidden") -> ParleyError {
+    public static func forbidden(_ message: String, code: String) -> ParleyError {
         ParleyError(.forbidden, code: code, message)
     }
     public static func rule(_ code: String, _ message: String) -> ParleyError {

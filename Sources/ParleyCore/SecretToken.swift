@@ -34,9 +34,19 @@ public enum Base64URL {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// Nil unless `text` is unpadded base64url: `+`, `/` and `=` are not part of that alphabet.
     public static func decode(_ text: String) -> [UInt8]? {
+        guard text.utf8.allSatisfy({ isAlphabet($0) }) else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64).map(Array.init)
+    }
+
+    static func isAlphabet(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
     }
 }

@@ -11,7 +11,18 @@ struct AuthRoutes {
 
     struct RegisterBody: Decodable { let name: String; let email: String; let password: String; let dateOfBirth: String }
     struct TokenBody: Decodable { let token: String }
-    struct EmailBody: Decodable { let email: String }
+    struct EmailBody: Decodable {
+        let email: String
+
+        /// Something that is no address at all (the empty string included) is a malformed request,
+        /// not an unknown account: it gets 400, where any address gets the same 202 whether or not
+        /// it has an account.
+        func requireAddress() throws {
+            guard AccountRules.isValidEmail(AccountRules.normalizeEmail(email)) else {
+                throw ParleyError.invalidField("email", "not an e-mail address")
+            }
+        }
+    }
     struct LoginBody: Decodable { let email: String; let password: String; let deviceName: String? }
     struct RefreshBody: Decodable { let refreshToken: String }
     struct LogoutBody: Decodable { let refreshToken: String? }
@@ -93,6 +104,7 @@ struct AuthRoutes {
 
     func resendVerification(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let body = try await RequestBody.json(EmailBody.self, from: request)
+        try body.requireAddress()
         await accounts.resendVerification(email: body.email)
         return Response(status: .accepted)
     }
@@ -122,6 +134,7 @@ struct AuthRoutes {
 
     func requestReset(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let body = try await RequestBody.json(EmailBody.self, from: request)
+        try body.requireAddress()
         await accounts.requestPasswordReset(email: body.email)
         return Response(status: .accepted)
     }
