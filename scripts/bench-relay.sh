@@ -27,7 +27,7 @@ if [ "$cores" -ge 2 ]; then pin_server="taskset -c 0" pin_client="taskset -c 1";
 
 preload="$work/malloc_count.so"
 [ "${COUNT_ALLOCATIONS:-1}" = 0 ] && preload=""
-ADMIN_TOKEN=$token MEDIA_HOST=127.0.0.1 MEDIA_PORT=$media LOG_LEVEL=warning AUTH_BCRYPTCOST=4 \
+ADMIN_TOKEN=$token MEDIA_HOST=127.0.0.1 MEDIA_PORT=$media LOG_LEVEL=warning AUTH_BCRYPT_COST=4 \
   MALLOC_COUNT_FILE="$work/mallocs" LD_PRELOAD="$preload" \
   $pin_server .build-release/release/parley --config /nonexistent.yaml --data "$work/data" --port "$http" > "$work/parley.log" 2>&1 &
 pid=$!

@@ -22,7 +22,7 @@ media_port=${LOADTEST_MEDIA_PORT:-51282}
 token="load-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 ulimit -n 65536 2>/dev/null || true
 
-HTTP_PORT=$http_port MEDIA_PORT=$media_port DATA_DIRECTORY="$work/data" ADMIN_TOKEN="$token" AUTH_BCRYPTCOST=4 \
+HTTP_PORT=$http_port MEDIA_PORT=$media_port MEDIA_ANNOUNCED_ADDRESSES=::1 DATA_DIRECTORY="$work/data" ADMIN_TOKEN="$token" AUTH_BCRYPT_COST=4 \
     LOG_LEVEL=${LOG_LEVEL:-warning} "$bin/parley" --config config/parley.yaml > "$work/server.log" 2>&1 &
 server=$!
 disown $server

@@ -8,6 +8,9 @@ export PARLEY_TEST_PYTHON="$PWD/.venv/bin/python"
 .venv/bin/python scripts/check-openapi.py   # docs/openapi.yaml is valid and lists exactly the routes served
 swift build --build-tests
 swift test --skip-build "$@"
+# An iOS developer's first hour: a client generated from docs/openapi.yaml with the generator's
+# defaults walks the built server through an app's first session (skipped likewise).
+if [ $# -eq 0 ]; then scripts/openapi-walk.sh; fi
 # The load-test harness against the built server: a few calls and a little chat (skipped when
 # only some tests were asked for).
 if [ $# -eq 0 ]; then scripts/loadtest-smoke.sh .build/debug; fi

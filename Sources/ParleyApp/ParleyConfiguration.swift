@@ -26,10 +26,12 @@ public struct ParleyConfiguration: Sendable {
     public var eventRetentionDays = 7
     /// Frames a realtime connection may have waiting before it counts as too slow and is closed.
     public var mailboxCapacity = 1024
-    /// The media relay's UDP socket, and the address put in SDP answers.
-    public var mediaHost = "0.0.0.0"
+    /// The media relay's UDP socket (`::` is dual-stack: IPv4 and IPv6), and the addresses put
+    /// in SDP answers: `mediaAnnouncedAddress` first, then `mediaAnnouncedAddresses`.
+    public var mediaHost = "::"
     public var mediaPort = 50000
     public var mediaAnnouncedAddress = "127.0.0.1"
+    public var mediaAnnouncedAddresses: [String] = []
     /// A leg with no valid STUN for this long is dead (RFC 7675 consent), and its call `connection_lost`.
     public var mediaConsentSeconds = 30
     /// An echo test call ends by itself after this long.
@@ -71,6 +73,9 @@ public struct ParleyConfiguration: Sendable {
         public var ttlSeconds = 86_400
 
         public init() {}
+    }
+
+    public init() {}
 
     /// Reads the file (if present) under the environment.
     public static func load(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> ParleyConfiguration {
@@ -107,6 +112,8 @@ public struct ParleyConfiguration: Sendable {
         mediaHost = config.string(forKey: "media.host", default: d.mediaHost)
         mediaPort = config.int(forKey: "media.port", default: d.mediaPort)
         mediaAnnouncedAddress = config.string(forKey: "media.announcedAddress", default: d.mediaAnnouncedAddress)
+        mediaAnnouncedAddresses = config.stringArray(forKey: "media.announcedAddresses", default: d.mediaAnnouncedAddresses)
+            .filter { !$0.isEmpty }
         echoCallSeconds = config.int(forKey: "calls.echoSeconds", default: d.echoCallSeconds)
         mediaConsentSeconds = config.int(forKey: "media.consentSeconds", default: d.mediaConsentSeconds)
         ringSeconds = config.int(forKey: "calls.ringSeconds", default: d.ringSeconds)

@@ -87,6 +87,7 @@ public enum ParleyServer {
         let relay = try await MediaRelay.start(
             configuration: RelayConfiguration(host: config.mediaHost, port: config.mediaPort,
                                               announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress,
+                                              announcedAddresses: config.mediaAnnouncedAddresses,
                                               consentTimeout: .seconds(config.mediaConsentSeconds)),
             logger: logger)
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)

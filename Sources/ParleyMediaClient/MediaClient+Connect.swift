@@ -13,7 +13,7 @@ extension MediaClient {
     /// `a=fingerprint`.
     @discardableResult
     public func connect(answer: String, timeout: Duration = .seconds(10)) async throws(MediaClientError) -> SRTPProfile {
-        let remote = try RemoteAnswer(sdp: answer, offer: local)
+        let remote = try RemoteAnswer(sdp: answer, offer: local, ipv6: configuration.bindHost.contains(":"))
         self.remote = remote
         try link.connect(to: remote.host, port: remote.port)
         let deadline = ContinuousClock.now + timeout

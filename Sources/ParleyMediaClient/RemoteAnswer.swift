@@ -20,7 +20,8 @@ public struct RemoteAnswer: Sendable {
     public let absSendTimeExtensionID: UInt8?
 
     /// Parses an answer to `offer`; sections are matched by mid.
-    public init(sdp: String, offer: MediaOffer) throws(MediaClientError) {
+    /// `ipv6`: the client's socket is IPv6, so it takes the answer's IPv6 candidate where there is one.
+    public init(sdp: String, offer: MediaOffer, ipv6: Bool = false) throws(MediaClientError) {
         let session: SessionDescription
         do { session = try SessionDescription(parsing: sdp) } catch { throw .badAnswer("unparseable: \(error)") }
         guard let media = session.media.first(where: { $0.port != 0 }) else { throw .badAnswer("no accepted section") }
@@ -31,8 +32,11 @@ public struct RemoteAnswer: Sendable {
         guard let fingerprint = fingerprints.lazy.compactMap({ DTLSFingerprint(sdp: $0.attributeValue) }).first else {
             throw .badAnswer("no usable a=fingerprint")
         }
-        guard let candidate = media.attributes.lazy.filter({ $0.name == "candidate" })
-            .compactMap({ $0.value.flatMap(SDPCandidate.init) }).first(where: { $0.component == 1 })
+        // The relay announces a host candidate per address family it is reached on; take the
+        // first of the family this client's socket has.
+        let candidates = media.attributes.filter { $0.name == "candidate" }
+            .compactMap { $0.value.flatMap(SDPCandidate.init) }.filter { $0.component == 1 }
+        guard let candidate = candidates.first(where: { $0.address.contains(":") == ipv6 }) ?? candidates.first
         else { throw .badAnswer("no candidate") }
         iceUfrag = ufrag
         icePassword = password

@@ -50,7 +50,8 @@ struct LegFactory {
         let fingerprintHex = fingerprint.split(separator: " ").last.map(String.init) ?? ""
         let parameters = SDPRelayParameters(
             iceUfrag: Self.randomICEString(length: 8), icePwd: Self.randomICEString(length: 24),
-            fingerprintSHA256: fingerprintHex, address: configuration.effectiveAnnouncedAddress, port: port,
+            fingerprintSHA256: fingerprintHex, address: configuration.effectiveAnnouncedAddresses[0],
+            otherAddresses: Array(configuration.effectiveAnnouncedAddresses.dropFirst()), port: port,
             streams: streams, sessionID: generator.next() >> 1, sessionVersion: 1, mediaStreamID: "parley-\(short)")
 
         let answer: SDPAnswer

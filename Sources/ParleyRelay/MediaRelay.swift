@@ -55,10 +55,7 @@ public final class MediaRelay: Sendable {
         let (events, continuation) = AsyncStream<LegEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let eventLoop = group.next()
         let engine = RelayEngine(eventLoop: eventLoop, configuration: configuration, logger: logger, events: continuation)
-        let socket = try RelaySocket(host: configuration.host, port: configuration.port,
-                                     batchSize: configuration.vectorReadCount,
-                                     slotSize: configuration.maxDatagramSize + RelayEngine.protectionRoom,
-                                     bufferBytes: 4 << 20)
+        let socket = try RelaySocket.open(configuration, logger: logger)
         engine.output = socket
         let port = socket.port
         var logger = logger
@@ -74,7 +71,7 @@ public final class MediaRelay: Sendable {
         let loop = RelayIOLoop(socket: socket, engine: engine)
         let reader = readerThread.runIfActive(eventLoop: eventLoop) { loop.run() }
         logger.info("media relay started", metadata: [
-            "host": "\(configuration.host)", "announced": "\(configuration.effectiveAnnouncedAddress)",
+            "host": "\(configuration.host)", "announced": "\(configuration.effectiveAnnouncedAddresses)",
             "fingerprint": "\(context.fingerprint)"])
         return MediaRelay(configuration: configuration, port: port, events: events, eventsContinuation: continuation,
                           dtlsContext: context, socket: socket, engine: engine, timer: timer,

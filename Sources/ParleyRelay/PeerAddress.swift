@@ -24,11 +24,15 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
         isIPv6 = false
     }
 
+    /// An IPv4-mapped address (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2), as a dual-stack socket
+    /// reports IPv4 peers, becomes the IPv4 address: one peer has one key and one
+    /// XOR-MAPPED-ADDRESS whichever socket it reached.
     public init(ipv6High high: UInt64, low: UInt64, port: UInt16) {
+        let mapped = high == 0 && low >> 32 == 0xFFFF
         self.high = high
-        self.low = low
+        self.low = mapped ? low & 0xFFFF_FFFF : low
         self.port = port
-        isIPv6 = true
+        isIPv6 = !mapped
     }
 
     /// Nil for Unix-domain addresses, which never reach a UDP socket.
@@ -82,16 +86,18 @@ extension PeerAddress {
         }
     }
 
-    /// Writes the address as a `sockaddr_in` or `sockaddr_in6` for `sendmmsg`; false when its
-    /// family is not the socket's (it cannot have come from that socket).
+    /// Writes the address as a `sockaddr_in` or `sockaddr_in6` for `sendmmsg`; an IPv4 address
+    /// on an IPv6 (dual-stack) socket is written IPv4-mapped. False for an IPv6 address on an
+    /// IPv4 socket (it cannot have come from that socket).
     @inline(__always)
     func write(to storage: UnsafeMutablePointer<sockaddr_storage>, asIPv6: Bool, length: inout socklen_t) -> Bool {
-        guard isIPv6 == asIPv6 else { return false }
+        guard asIPv6 || !isIPv6 else { return false }
         let raw = UnsafeMutableRawPointer(storage)
-        if isIPv6 {
+        if asIPv6 {
             var address = sockaddr_in6()
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = port.bigEndian
+            let (high, low) = isIPv6 ? (high, low) : (0, 0xFFFF_0000_0000 | low)
             withUnsafeMutableBytes(of: &address.sin6_addr) { bytes in
                 bytes.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
                 bytes.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)

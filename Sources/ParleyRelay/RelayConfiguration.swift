@@ -4,9 +4,15 @@ public struct RelayConfiguration: Sendable, Hashable {
     public var host: String
     /// The UDP port; 0 picks a free one (tests), read it back from ``MediaRelay/port``.
     public var port: Int
-    /// The address written into the answer's host candidate and `c=` line: the public address
-    /// clients reach the relay on. `nil` uses ``host`` unless that is a wildcard, then 127.0.0.1.
-    public var announcedAddress: String?
+    /// The addresses written into the answer as host candidates, the first also in the `c=` line:
+    /// the public addresses clients reach the relay on, IPv4 and IPv6 alike (an IPv6-only phone
+    /// takes the IPv6 one). Empty uses ``host`` unless that is a wildcard, then 127.0.0.1.
+    public var announcedAddresses: [String]
+    /// The one-address shorthand of ``announcedAddresses``.
+    public var announcedAddress: String? {
+        get { announcedAddresses.first }
+        set { announcedAddresses = newValue.map { [$0] } ?? [] }
+    }
     /// No valid connectivity check for this long and the leg is dead (RFC 7675 §5.1: 30 s).
     public var consentTimeout: Duration
     /// How often timers (DTLS retransmission, consent) are looked at.
@@ -17,20 +23,27 @@ public struct RelayConfiguration: Sendable, Hashable {
     public var maxDatagramSize: Int
 
     public init(host: String = "0.0.0.0", port: Int = 50000, announcedAddress: String? = nil,
+                announcedAddresses: [String] = [],
                 consentTimeout: Duration = .seconds(30), timerInterval: Duration = .milliseconds(50),
                 vectorReadCount: Int = 32, maxDatagramSize: Int = 2048) {
         self.host = host
         self.port = port
-        self.announcedAddress = announcedAddress
+        var addresses: [String] = []
+        if let announcedAddress { addresses.append(announcedAddress) }
+        for address in announcedAddresses where !addresses.contains(address) { addresses.append(address) }
+        self.announcedAddresses = addresses
         self.consentTimeout = consentTimeout
         self.timerInterval = timerInterval
         self.vectorReadCount = vectorReadCount
         self.maxDatagramSize = maxDatagramSize
     }
 
-    /// The address the SDP answer announces.
-    public var effectiveAnnouncedAddress: String {
-        if let announcedAddress { return announcedAddress }
-        return host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
+    /// The addresses the SDP answer announces, first the one for its `c=` line.
+    public var effectiveAnnouncedAddresses: [String] {
+        if !announcedAddresses.isEmpty { return announcedAddresses }
+        return [host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host]
     }
+
+    /// The address of the answer's `c=` line.
+    public var effectiveAnnouncedAddress: String { effectiveAnnouncedAddresses[0] }
 }

@@ -1,4 +1,5 @@
 import CParleyUDP
+import Logging
 
 #if canImport(Glibc)
 import Glibc
@@ -54,6 +55,12 @@ final class RelaySocket: DatagramSink, @unchecked Sendable {
         setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if family == AF_INET6 {
+            // Dual-stack: `::` takes IPv4 peers too (as IPv4-mapped addresses), whatever the
+            // system's net.ipv6.bindv6only says.
+            var off: Int32 = 0
+            setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
+        }
         guard bind(descriptor, first.pointee.ai_addr, first.pointee.ai_addrlen) == 0 else {
             let error = errno
             closeDescriptor(descriptor)
@@ -70,6 +77,21 @@ final class RelaySocket: DatagramSink, @unchecked Sendable {
         self.slotSize = slotSize
         received = Batch(count: batchSize, slotSize: slotSize)
         outgoing = Batch(count: batchSize, slotSize: slotSize)
+    }
+
+    /// The relay's socket as configured. The dual-stack wildcard `::` falls back to IPv4's
+    /// `0.0.0.0` on a machine with IPv6 switched off.
+    static func open(_ configuration: RelayConfiguration, logger: Logger) throws(RelaySocketError) -> RelaySocket {
+        let slotSize = configuration.maxDatagramSize + RelayEngine.protectionRoom
+        do {
+            return try RelaySocket(host: configuration.host, port: configuration.port,
+                                   batchSize: configuration.vectorReadCount, slotSize: slotSize, bufferBytes: 4 << 20)
+        } catch {
+            guard configuration.host == "::", error.isAddressFamilyUnsupported else { throw error }
+            logger.warning("IPv6 is not available; the media relay listens on IPv4 only")
+            return try RelaySocket(host: "0.0.0.0", port: configuration.port,
+                                   batchSize: configuration.vectorReadCount, slotSize: slotSize, bufferBytes: 4 << 20)
+        }
     }
 
     deinit {
@@ -154,6 +176,14 @@ private func closeDescriptor(_ descriptor: Int32) {
 enum RelaySocketError: Error, CustomStringConvertible {
     case resolve(host: String, code: Int32)
     case system(call: String, errno: Int32)
+
+    /// The machine has no IPv6 (or the asked family at all).
+    var isAddressFamilyUnsupported: Bool {
+        switch self {
+        case .system(let call, let code): call == "socket" && code == EAFNOSUPPORT
+        case .resolve(_, let code): code == EAI_FAMILY
+        }
+    }
 
     var description: String {
         switch self {

@@ -7,8 +7,11 @@ public struct SDPRelayParameters: Sendable, Hashable {
     public var icePwd: String
     /// The SHA-256 fingerprint of the relay's DTLS certificate, "AB:CD:…" (RFC 8122 §5).
     public var fingerprintSHA256: String
-    /// The announced IP address (IPv4 or IPv6 text).
+    /// The announced IP address (IPv4 or IPv6 text): a host candidate and the `c=` line.
     public var address: String
+    /// More announced addresses (e.g. the IPv6 one beside an IPv4 ``address``): a host candidate
+    /// each, on the same port, at a lower priority in the order given.
+    public var otherAddresses: [String]
     /// The UDP port the relay's media socket listens on.
     public var port: Int
     /// Per mid, the stream the relay will send in that section. Sections without an entry
@@ -23,7 +26,8 @@ public struct SDPRelayParameters: Sendable, Hashable {
     /// The msid stream id the relay's tracks belong to (RFC 8830).
     public var mediaStreamID: String
 
-    public init(iceUfrag: String, icePwd: String, fingerprintSHA256: String, address: String, port: Int,
+    public init(iceUfrag: String, icePwd: String, fingerprintSHA256: String, address: String,
+                otherAddresses: [String] = [], port: Int,
                 streams: [String: SDPRelayStream] = [:],
                 supportedHeaderExtensions: Set<String> = SDPRelayParameters.defaultHeaderExtensions,
                 sessionID: UInt64 = 1, sessionVersion: UInt64 = 1, mediaStreamID: String = "parley") {
@@ -31,6 +35,7 @@ public struct SDPRelayParameters: Sendable, Hashable {
         self.icePwd = icePwd
         self.fingerprintSHA256 = fingerprintSHA256
         self.address = address
+        self.otherAddresses = otherAddresses
         self.port = port
         self.streams = streams
         self.supportedHeaderExtensions = supportedHeaderExtensions

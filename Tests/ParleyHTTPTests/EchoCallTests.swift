@@ -37,6 +37,38 @@ struct EchoCallTests {
         }
     }
 
+    /// A phone on an IPv6-only network: the relay listens dual-stack, the answer carries a host
+    /// candidate for each announced address, and an aiortc that has only ::1 (and refuses to send
+    /// anywhere else) hears and sees itself.
+    @Test func anEchoCallRunsOverIPv6() async throws {
+        let python = try AiortcPeer.python()
+        let parley = try await TestParley.start {
+            $0.mediaHost = "::"
+            $0.mediaAnnouncedAddress = "127.0.0.1"
+            $0.mediaAnnouncedAddresses = ["::1"]
+        }
+        try await parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let peer = try AiortcPeer(python: python, arguments: ["--address", "::1"])
+            defer { peer.kill() }
+            let offer = try #require(try await peer.next(timeout: .seconds(30)).sdp)
+            #expect(offer.contains(" ::1 "), "aiortc gathered ::1: \(offer)")
+            let reply = try await client.call(.post, "/v1/calls/echo", json: ["sdp": offer], token: ann.accessToken)
+            #expect(reply.status == .created, "\(reply.text)")
+            let answer = try #require(reply["sdp"] as? String)
+            let port = parley.parts.relay.port
+            let candidates = answer.split(separator: "\r\n").filter { $0.hasPrefix("a=candidate:") }
+            #expect(candidates.contains { $0.contains(" udp 2130706431 127.0.0.1 \(port) typ host") }, "\(answer)")
+            #expect(candidates.contains { $0.contains(" udp 2130706175 ::1 \(port) typ host") }, "\(answer)")
+            try peer.send(answer: answer)
+            let result = try await peer.next(timeout: .seconds(60))
+            #expect(result.type == "result", "\(result.error ?? "") \(peer.stderr.suffix(2000))")
+            #expect((result.audioFrames ?? 0) >= 200, "\(result)")
+            #expect((result.videoFrames ?? 0) >= 100, "\(result)")
+            print("echo call over IPv6: audioFrames=\(result.audioFrames ?? -1) videoFrames=\(result.videoFrames ?? -1)")
+        }
+    }
+
     @Test func echoCallsEndByThemselvesAndBadOffersAreRefused() async throws {
         let parley = try await TestParley.start { $0.echoCallSeconds = 1 }
         try await parley.test { client in

@@ -13,7 +13,7 @@ import Testing
             #expect(reply.user["name"] as? String == "Ann Lee")
             #expect(reply.user["relationship"] as? String == "none")
             #expect((reply.user["id"] as? String)?.isEmpty == false)
-            #expect(reply.user["createdAt"] as? String == "2026-11-22T12:00:00.000Z")
+            #expect(reply.user["createdAt"] as? String == "2026-11-22T12:00:00Z")
             #expect(reply.user["password"] == nil && reply.user["passwordHash"] == nil)
 
             let mail = try await parley.outbox.mail(to: "ann@example.com")

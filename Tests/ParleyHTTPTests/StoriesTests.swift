@@ -27,7 +27,7 @@ import Testing
             #expect(story?["kind"] as? String == "video")
             #expect(story?["durationMs"] as? Int == 59_000)
             #expect(story?["viewCount"] as? Int == 0)
-            #expect(story?["expiresAt"] as? String == "2026-11-23T12:00:00.000Z")
+            #expect(story?["expiresAt"] as? String == "2026-11-23T12:00:00Z")
             let refused = try await client.call(.post, "/v1/stories", json: ["attachmentId": long, "title": "Too long"], token: ann.accessToken)
             #expect(refused.status == .unprocessableContent)
             #expect(refused.errorCode == "video_too_long")

@@ -16,13 +16,18 @@ import Testing
         #expect(length == socklen_t(MemoryLayout<sockaddr_in>.size))
         #expect(PeerAddress(storage: &storage) == v4)
         #expect(PeerAddress(try! SocketAddress(ipAddress: "127.0.0.1", port: 40000)) == v4, "the same key as NIO's address")
-        #expect(!v4.write(to: &storage, asIPv6: true, length: &length), "an IPv4 peer cannot come from an IPv6 socket")
+        #expect(v4.write(to: &storage, asIPv6: true, length: &length), "a dual-stack socket reaches IPv4 peers")
+        #expect(length == socklen_t(MemoryLayout<sockaddr_in6>.size))
+        #expect(PeerAddress(storage: &storage) == v4, "written IPv4-mapped (::ffff:127.0.0.1), read back as IPv4")
+        #expect(PeerAddress(try! SocketAddress(ipAddress: "::ffff:127.0.0.1", port: 40000)) == v4)
+        #expect(v4.transportAddress.description == PeerAddress(ipv4: 0x7F00_0001, port: 40000).transportAddress.description)
 
         let v6 = PeerAddress(ipv6High: 0x2001_0DB8_0000_0000, low: 0x0000_0000_0000_0001, port: 5004)
         #expect(v6.write(to: &storage, asIPv6: true, length: &length))
         #expect(length == socklen_t(MemoryLayout<sockaddr_in6>.size))
         #expect(PeerAddress(storage: &storage) == v6)
         #expect(PeerAddress(try! SocketAddress(ipAddress: "2001:db8::1", port: 5004)) == v6)
+        #expect(!v6.write(to: &storage, asIPv6: false, length: &length), "an IPv6 peer cannot come from an IPv4 socket")
     }
 
     @Test("datagrams larger than a slot are counted as oversized, not cut short and parsed")

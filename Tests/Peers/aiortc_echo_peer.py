@@ -8,8 +8,9 @@ Protocol on stdio (one JSON object per line):
   stdout  {"type": "offer", "sdp": ...}          the offer, after ICE gathering (no trickle)
   stdin   {"sdp": ...}                           the relay's answer
   stdout  {"type": "result", "audioFrames": N, "videoFrames": N, "srtpProfile": ..., ...}
-Logs go to stderr. Everything stays on 127.0.0.1: aioice gathers only 127.0.0.1, no STUN/TURN
-servers, remote candidates other than UDP 127.0.0.1 are refused (as peer-bench/echo_bench.py).
+Logs go to stderr. Everything stays on loopback: aioice gathers only 127.0.0.1 (or ::1 with
+`--address ::1`), no STUN/TURN servers, remote candidates other than UDP on that address are
+refused (as peer-bench/echo_bench.py).
 
 Needs: aiortc==1.16.* (brings aioice 0.13, pylibsrtp 1.0, av).
 """
@@ -258,8 +259,11 @@ def main():
     p.add_argument("--width", type=int, default=320)
     p.add_argument("--height", type=int, default=240)
     p.add_argument("--connect-timeout", type=float, default=20.0)
+    p.add_argument("--address", default=LOOPBACK, choices=["127.0.0.1", "::1"],
+                   help="the loopback address to gather, and the only one to send to (::1: IPv6)")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
+    globals()["LOOPBACK"] = args.address   # read by the aioice patches above at call time
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     rtcdtls.SRTP_PROFILES[:] = [SRTP_CHOICES[x] for x in args.srtp.split(",")]
