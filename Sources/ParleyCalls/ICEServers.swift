@@ -53,12 +53,16 @@ public struct ICEServerIssuer: Sendable {
         if let bad = settings.uris.first(where: { !($0.hasPrefix("turn:") || $0.hasPrefix("turns:")) }) {
             throw ParleyError(.internalFailure, code: "turn_uri_invalid", "turn.uris takes turn: and turns: URIs, not \(bad)")
         }
+        self.init(checked: settings, clock: clock)
+    }
+
+    private init(checked settings: TURNSettings, clock: any WallClock) {
         self.settings = settings
         self.clock = clock
     }
 
     /// No TURN servers.
-    public static let disabled = try! ICEServerIssuer(settings: TURNSettings(), clock: SystemWallClock())
+    public static let disabled = ICEServerIssuer(checked: TURNSettings(), clock: SystemWallClock())
 
     /// The servers for `user`, with a credential that expires `ttlSeconds` from now.
     public func servers(for user: UserID) -> ICEServers {
