@@ -17,6 +17,11 @@ composes them:
     group.get(":id", use: user)                           -> GET /v1/users/{id}
 A registration the checker cannot place (a chained or nested group, a routes value kept in a
 variable) fails the check instead of being skipped.
+3. Compares the `ErrorCode` enum of the document with the error codes the server sends: every
+   `code: "…"` and `rule("…", …)` literal in Sources/**/*.swift (the codes of `ParleyError` and
+   its helpers, `MediaRelayError`, the realtime replies). Codes thrown only as
+   `ParleyError(.internalFailure, code: …)` are configuration faults that stop the server from
+   starting, not answers, and are left out (`internal_error` aside: it is any route's 500). A code missing on either side fails the check.
 
 Needs: PyYAML, openapi-spec-validator. Exit 0 when all holds, 1 otherwise (with the reasons).
 Usage: scripts/check-openapi.py [--root REPO] [--spec PATH]
@@ -221,6 +226,23 @@ def server_routes(sources: Path) -> tuple[set[tuple[str, str]], list[str]]:
     return routes, problems
 
 
+ERROR_CODE = re.compile(r'\bcode:\s*(?:String\s*=\s*)?"([a-z][a-z0-9_]*)"|\brule\(\s*"([a-z][a-z0-9_]*)"')
+STARTUP_FAULT = re.compile(r'ParleyError\(\s*\.internalFailure\s*,\s*code:\s*"([a-z][a-z0-9_]*)"')
+
+
+def server_error_codes(sources: Path) -> set[str]:
+    """The error codes the Swift sources can send (see 3. above)."""
+    sent: set[str] = set()
+    for file in sorted(sources.rglob("*.swift")):
+        text = strip_comments(file.read_text(encoding="utf-8"))
+        faults = {m.start(1) for m in STARTUP_FAULT.finditer(text) if m.group(1) != "internal_error"}
+        for m in ERROR_CODE.finditer(text):
+            group = 1 if m.group(1) else 2
+            if m.start(group) not in faults:
+                sent.add(m.group(group))
+    return sent
+
+
 def spec_operations(spec: dict) -> set[tuple[str, str]]:
     operations = set()
     for path, item in (spec.get("paths") or {}).items():
@@ -272,12 +294,22 @@ def main() -> int:
     for method, path in sorted(documented - routes, key=lambda r: (r[1], r[0])):
         failures.append(f"in the spec but no route serves it: {method} {path}")
 
+    codes = server_error_codes(args.root / "Sources")
+    enum = set(((spec.get("components") or {}).get("schemas") or {}).get("ErrorCode", {}).get("enum") or [])
+    if not codes:
+        failures.append("no error codes found in Sources")
+    for code in sorted(codes - enum):
+        failures.append(f"error code sent by the server but not in components.schemas.ErrorCode: {code}")
+    for code in sorted(enum - codes):
+        failures.append(f"error code in components.schemas.ErrorCode that the server never sends: {code}")
+
     if failures:
         print(f"check-openapi: {spec_path} FAILED", file=sys.stderr)
         for failure in failures:
             print(f"  - {failure}", file=sys.stderr)
         return 1
-    print(f"check-openapi: {spec_path} is valid OpenAPI {spec['openapi']} and matches the {len(routes)} routes")
+    print(f"check-openapi: {spec_path} is valid OpenAPI {spec['openapi']} and matches the {len(routes)} routes "
+          f"and the {len(codes)} error codes")
     return 0
 
 

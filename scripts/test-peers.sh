@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real peers the tests talk to, in a venv of the project's own (.venv):
-# aiosmtpd (an SMTP server) for mail, aiortc (a WebRTC client) for calls, and the OpenAPI checker.
+# aiosmtpd (an SMTP server) for mail, aiortc (a WebRTC client) for calls, the OpenAPI checker, and
+# Schemathesis, the API fuzzer of scripts/fuzz-api.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want="aiosmtpd==1.4.6"  # the SMTP server the live mail tests deliver to
@@ -20,4 +21,7 @@ fi
 # the TURN call test, Tests/Peers/chromium_turn_peer.py.
 if ! .venv/bin/python -c "import playwright" 2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check "playwright==1.65.2"
+fi
+if ! .venv/bin/st --version 2>/dev/null | grep -q " 4.32.5$"; then
+  .venv/bin/pip install -q --disable-pip-version-check "schemathesis==4.32.5"   # the API fuzzer (scripts/fuzz-api.sh)
 fi

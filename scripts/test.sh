@@ -8,6 +8,9 @@ export PARLEY_TEST_PYTHON="$PWD/.venv/bin/python"
 .venv/bin/python scripts/check-openapi.py   # docs/openapi.yaml is valid and lists exactly the routes served
 swift build --build-tests
 swift test --skip-build "$@"
+# docs/openapi.yaml under Schemathesis against the built server: every operation, all checks, a
+# fixed seed (skipped when only some tests were asked for; scripts/fuzz-api.sh runs longer by hand).
+if [ $# -eq 0 ]; then scripts/fuzz-api.sh --ci; fi
 # An iOS developer's first hour: a client generated from docs/openapi.yaml with the generator's
 # defaults walks the built server through an app's first session (skipped likewise).
 if [ $# -eq 0 ]; then scripts/openapi-walk.sh; fi
