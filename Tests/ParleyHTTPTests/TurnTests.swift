@@ -113,7 +113,7 @@ struct TurnInteropTests {
     /// Parley handing out `coturn`'s URIs, on the real clock (coturn checks expiry against it).
     static func parley(with coturn: Coturn) async throws -> TestParley {
         let parley = try await TestParley.start {
-            $0.turn.uris = [coturn.udpURI, coturn.tcpURI]
+            $0.turn.uris = [coturn.udpURI, coturn.tcpURI, coturn.tlsURI]
             $0.turn.sharedSecret = coturn.secret
             $0.turn.ttlSeconds = 600
         }
@@ -149,7 +149,7 @@ struct TurnInteropTests {
         }
     }
 
-    /// docs/deploying.md's turnserver.conf as written (moved to loopback, without TLS): Parley's
+    /// docs/deploying.md's turnserver.conf as written (moved to loopback and free ports): Parley's
     /// credentials work, and the only peer it relays to is the media address it allows.
     @Test func theRecommendedConfigurationRelaysToParleysMediaAddressOnly() async throws {
         let coturn = try await Coturn.start(secret: Self.secret, configuration: Coturn.recommendedConfiguration)
@@ -171,7 +171,10 @@ struct TurnInteropTests {
         print("recommended coturn: \(mediaAddress) granted; refused \(refusals.joined(separator: ", "))")
     }
 
-    @Test(arguments: ["udp", "tcp"])
+    /// Over each transport a device may use: TURN over UDP, over TCP, and over TLS (what gets
+    /// through a network that lets only TCP 443 out; here with a self-signed certificate that
+    /// Chromium is told to trust by its public key).
+    @Test(arguments: ["udp", "tcp", "tls"])
     func chromiumOnRelayOnlyCandidatesGetsItsEchoCallThroughCoturn(transport: String) async throws {
         let python = try AiortcPeer.python()
         let coturn = try await Coturn.start(secret: Self.secret)
@@ -183,12 +186,15 @@ struct TurnInteropTests {
             #expect(reply.status == .ok, "\(reply.text)")
             // The servers as the endpoint gave them, narrowed to one transport so that each is shown to work.
             let servers = try #require(reply["iceServers"] as? [[String: Any]]).map { server in
-                server.merging(["urls": (server["urls"] as? [String] ?? []).filter { $0.hasSuffix("transport=\(transport)") }]) { $1 }
+                server.merging(["urls": (server["urls"] as? [String] ?? []).filter {
+                    transport == "tls" ? $0.hasPrefix("turns:") : $0.hasPrefix("turn:") && $0.hasSuffix("transport=\(transport)")
+                }]) { $1 }
             }
             let json = String(decoding: try JSONSerialization.data(withJSONObject: servers), as: UTF8.self)
             let started = ContinuousClock.now
             let peer = try AiortcPeer(python: python, script: AiortcPeer.script(named: "chromium_turn_peer.py"),
-                                      arguments: ["--ice-servers", json, "--frames", "60"])
+                                      arguments: ["--ice-servers", json, "--frames", "60",
+                                                  "--chromium-arg=--ignore-certificate-errors-spki-list=\(coturn.certificateSPKI)"])
             defer { peer.kill() }
             let offer = try await peer.next(timeout: .seconds(30))
             #expect(offer.type == "offer", "\(offer.error ?? "") \(peer.stderr.suffix(2000))")

@@ -105,7 +105,7 @@ def relay_candidates(sdp):
 def run(args):
     ice_servers = json.loads(args.ice_servers)
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=FLAGS)
+        browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=FLAGS + args.chromium_arg)
         try:
             page = browser.new_page()
             page.route(PAGE_URL, lambda route: route.fulfill(
@@ -146,6 +146,7 @@ def main():
     p.add_argument("--timeout", type=float, default=25.0, help="seconds to wait for them after the answer")
     p.add_argument("--gather-timeout", type=float, default=10.0)
     p.add_argument("--chromium", default="/usr/bin/chromium")
+    p.add_argument("--chromium-arg", action="append", default=[], help="one more command-line flag for chromium")
     args = p.parse_args()
     try:
         return run(args)
