@@ -22,6 +22,10 @@ variable) fails the check instead of being skipped.
    its helpers, `MediaRelayError`, the realtime replies). Codes thrown only as
    `ParleyError(.internalFailure, code: …)` are configuration faults that stop the server from
    starting, not answers, and are left out (`internal_error` aside: it is any route's 500). A code missing on either side fails the check.
+4. Reads docs/schemathesis.toml (the fuzzer's configuration, beside the spec): every status an
+   `[[operations]]` entry lets a schema-valid request get (`expected-statuses`) must be a
+   documented response of each operation it names, the operations must exist, and no check may be
+   switched off for the whole run (only per operation).
 
 Needs: PyYAML, openapi-spec-validator. Exit 0 when all holds, 1 otherwise (with the reasons).
 Usage: scripts/check-openapi.py [--root REPO] [--spec PATH]
@@ -243,6 +247,47 @@ def server_error_codes(sources: Path) -> set[str]:
     return sent
 
 
+def fuzz_config_problems(config_path: Path, spec: dict) -> list[str]:
+    """What docs/schemathesis.toml declares that the spec does not back (see 4. above)."""
+    import tomllib
+    try:
+        config = tomllib.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        return [f"cannot read {config_path.name}: {error}"]
+    problems = []
+    responses = {}
+    for item in (spec.get("paths") or {}).values():
+        for method in METHODS:
+            operation = item.get(method) if isinstance(item, dict) else None
+            if isinstance(operation, dict) and "operationId" in operation:
+                responses[operation["operationId"]] = {str(code) for code in operation.get("responses") or {}}
+    for name, check in (config.get("checks") or {}).items():
+        if isinstance(check, dict) and check.get("enabled") is False or name == "enabled" and check is False:
+            problems.append(f"{config_path.name}: [checks] switches {name} off for the whole run")
+    for phase, settings in (config.get("phases") or {}).items():
+        for name, check in ((settings or {}).get("checks") or {}).items() if isinstance(settings, dict) else []:
+            if isinstance(check, dict) and check.get("enabled") is False:
+                problems.append(f"{config_path.name}: [phases.{phase}.checks] switches {name} off for the phase")
+    for entry in config.get("operations") or []:
+        ids = entry.get("include-operation-id") or []
+        ids = [ids] if isinstance(ids, str) else ids
+        for operation_id in ids:
+            if operation_id not in responses:
+                problems.append(f"{config_path.name}: no operation {operation_id} in the spec")
+        for check_name, check in (entry.get("checks") or {}).items():
+            statuses = check.get("expected-statuses") if isinstance(check, dict) else None
+            if statuses is None:
+                continue
+            if not ids:
+                problems.append(f"{config_path.name}: expected-statuses for {check_name} need include-operation-id")
+            for operation_id in ids:
+                for status in map(str, statuses):
+                    if operation_id in responses and status not in responses[operation_id]:
+                        problems.append(f"{config_path.name}: {operation_id} may answer {status} ({check_name}) "
+                                        "but the spec does not document it")
+    return problems
+
+
 def spec_operations(spec: dict) -> set[tuple[str, str]]:
     operations = set()
     for path, item in (spec.get("paths") or {}).items():
@@ -293,6 +338,10 @@ def main() -> int:
         failures.append(f"route not in the spec: {method} {path}")
     for method, path in sorted(documented - routes, key=lambda r: (r[1], r[0])):
         failures.append(f"in the spec but no route serves it: {method} {path}")
+
+    fuzz_config = spec_path.parent / "schemathesis.toml"
+    if fuzz_config.exists():
+        failures += fuzz_config_problems(fuzz_config, spec)
 
     codes = server_error_codes(args.root / "Sources")
     enum = set(((spec.get("components") or {}).get("schemas") or {}).get("ErrorCode", {}).get("enum") or [])
