@@ -17,6 +17,9 @@ fi
 if ! .venv/bin/python -c "import aiortc" 2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check "aiortc==1.16.0"   # the WebRTC peer of the relay and call tests
 fi
+if ! .venv/bin/python -c "import h2, cryptography" 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check "h2==4.4.1" "cryptography==50.0.2"   # the APNs stand-in of the push tests
+fi
 # Playwright drives Debian's chromium (scripts/test.sh installs it; no browser is downloaded) in
 # the TURN call test, Tests/Peers/chromium_turn_peer.py.
 if ! .venv/bin/python -c "import playwright" 2>/dev/null; then
