@@ -161,6 +161,7 @@ public final class APNsClient: PushSender {
             }
             return answer.verdict
         } catch {
+            if Task.isCancelled { return .failed(reason: "Cancelled") }
             logger.info("APNs request failed", metadata: ["error": "\(error)", "apns.attempt": "\(attempt)"])
             return .retry(reason: "ConnectionError", after: nil)
         }

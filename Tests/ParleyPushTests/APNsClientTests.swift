@@ -74,6 +74,26 @@ struct APNsClientTests {
         }
     }
 
+    @Test("pushes sent at once are multiplexed as streams of one HTTP/2 connection")
+    func concurrentPushesShareAConnection() async throws {
+        try await H.run { harness in
+            let outcomes = try await harness.withClient { client in
+                _ = await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())   // connects
+                return await withTaskGroup(of: PushOutcome.self) { group in
+                    for _ in 0..<20 {
+                        group.addTask { await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target()) }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            let requests = try await harness.standIn.requests()
+            #expect(outcomes.count == 20)
+            #expect(outcomes.allSatisfy { if case .delivered = $0 { true } else { false } })
+            #expect(requests.count == 21 && Set(requests.map(\.connection)) == [1])
+            #expect(Set(requests.compactMap(\.streamID)).count == 21, "each push its own stream")
+        }
+    }
+
     @Test("a token APNs calls Unregistered (410), or a malformed one (400 BadDeviceToken), is gone")
     func goneTokens() async throws {
         try await H.run { harness in
