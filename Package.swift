@@ -121,6 +121,17 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Push to devices whose app is closed: the APNs provider (HTTP/2, token auth) and who gets what.
+        .target(name: "ParleyPush", dependencies: [
+            "ParleyCore", "ParleyStorage", "ParleyRealtime",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
         // Per-user numbered events: stored, then delivered to live connections.
         .target(name: "ParleyRealtime", dependencies: [
             "ParleyCore", "ParleyStorage",
@@ -129,7 +140,7 @@ let package = Package(
 
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
-            "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyFiles",
+            "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyFiles", "ParleyPush",
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
 
@@ -142,7 +153,7 @@ let package = Package(
 
         // Wiring: configuration, services, lifecycle.
         .target(name: "ParleyApp", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway",
+            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway", "ParleyPush",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -188,6 +199,7 @@ let package = Package(
         .testTarget(name: "ParleyFilesTests", dependencies: ["ParleyFiles", "ParleyTestSupport"]),
         .testTarget(name: "ParleyCodecsTests", dependencies: ["ParleyCodecs"]),
         .testTarget(name: "ParleyCallsTests", dependencies: ["ParleyCalls"]),
+        .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyTestSupport"]),
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [

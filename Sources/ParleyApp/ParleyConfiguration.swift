@@ -44,7 +44,27 @@ public struct ParleyConfiguration: Sendable {
     public var adminToken = ""
     public var mail = Mail()
     public var turn = TURN()
+    public var push = Push()
     public var logLevel = "info"
+
+    /// APNs (token-based auth with a `.p8` key). Off while `keyFile` is empty.
+    public struct Push: Sendable {
+        public var keyFile = ""
+        public var keyID = ""
+        public var teamID = ""
+        /// The app's bundle id; VoIP pushes go to `<bundleID>.voip`.
+        public var bundleID = ""
+        /// `sandbox` or `production`: the default for devices that do not say (each device registers its own).
+        public var environment = "production"
+        /// Overrides Apple's host (tests point it at a stand-in).
+        public var url = ""
+        /// An extra CA to trust for `url` (tests).
+        public var caFile = ""
+
+        public init() {}
+
+        public var isConfigured: Bool { !keyFile.isEmpty }
+    }
 
     public struct Mail: Sendable {
         /// `outbox` (files in the data folder) or `smtp`.
@@ -129,6 +149,13 @@ public struct ParleyConfiguration: Sendable {
         mail.smtpPassword = config.string(forKey: "mail.smtp.password", isSecret: true, default: d.mail.smtpPassword)
         mail.smtpCAFile = config.string(forKey: "mail.smtp.caFile", default: d.mail.smtpCAFile)
         mail.smtpVerifyCertificate = config.bool(forKey: "mail.smtp.verifyCertificate", default: d.mail.smtpVerifyCertificate)
+        push.keyFile = config.string(forKey: "push.apns.keyFile", default: d.push.keyFile)
+        push.keyID = config.string(forKey: "push.apns.keyId", default: d.push.keyID)
+        push.teamID = config.string(forKey: "push.apns.teamId", default: d.push.teamID)
+        push.bundleID = config.string(forKey: "push.apns.bundleId", default: d.push.bundleID)
+        push.environment = config.string(forKey: "push.apns.environment", default: d.push.environment)
+        push.url = config.string(forKey: "push.apns.url", default: d.push.url)
+        push.caFile = config.string(forKey: "push.apns.caFile", default: d.push.caFile)
         turn.uris = config.stringArray(forKey: "turn.uris", default: d.turn.uris).filter { !$0.isEmpty }
         turn.sharedSecret = config.string(forKey: "turn.sharedSecret", isSecret: true, default: d.turn.sharedSecret)
         turn.ttlSeconds = config.int(forKey: "turn.ttlSeconds", default: d.turn.ttlSeconds)

@@ -12,6 +12,7 @@ import ParleyRealtime
 import ParleyRelay
 import ParleyHTTP
 import ParleyMail
+import ParleyPush
 import ParleyStorage
 import ParleyStories
 import ServiceLifecycle
@@ -31,6 +32,9 @@ public enum ParleyServer {
         public let gateway: RealtimeGateway
         public let router: Router<ParleyRequestContext>
         public let mailTransport: any MailTransport
+        /// Nil when APNs is not configured.
+        public let push: PushDispatcher?
+        public let pushStore: PushStore
     }
 
     public static func assemble(
@@ -47,7 +51,8 @@ public enum ParleyServer {
         }
         let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
         try await Migrator(database: database, logger: logger)
-            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all + CallMigrations.all, now: clock.now().storageMillis)
+            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all
+                 + CallMigrations.all + PushMigrations.all, now: clock.now().storageMillis)
 
         let mail = try MailSetup.transport(config, logger: logger)
         let publicBaseURL = config.effectivePublicBaseURL
@@ -104,15 +109,30 @@ public enum ParleyServer {
             accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
         dependencies.iceServers = iceServers
+        let pushStore = PushStore(database: database)
+        dependencies.push = PushSetup(store: pushStore, bundleID: config.push.isConfigured ? config.push.bundleID : nil)
+        // A device whose session ends gets no more pushes: its tokens go with it.
+        accounts.onSessionsEnded { ended in
+            Task {
+                switch ended {
+                case .one(let session): try? await pushStore.remove(session: session)
+                case .allOf(let user): try? await pushStore.removeAll(of: user)
+                }
+            }
+        }
+        let push = try Self.push(config, store: pushStore, events: events, accounts: accounts, chat: chat, logger: logger)
         dependencies.operations = try operations(config, database: database, hub: events.hub, relay: relay, logger: logger)
         dependencies.operations.calls = {
             let counts = await calls.counts()
             return CallStats(ringing: counts.ringing, active: counts.active, ended: UInt64(counts.ended))
         }
+        if let push {
+            dependencies.operations.push = { PushStats(enabled: true, push.stats() ?? APNsStats()) }
+        }
         let router = ParleyRouter.build(dependencies)
         return Parts(
             database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, relay: relay, calls: calls, events: events, gateway: gateway, router: router,
-            mailTransport: mail)
+            mailTransport: mail, push: push, pushStore: pushStore)
     }
 
     /// The runnable application: HTTP server plus the services that stop with it.
@@ -120,6 +140,7 @@ public enum ParleyServer {
         _ config: ParleyConfiguration, parts: Parts, logger: Logger
     ) -> some ApplicationProtocol {
         let stories = parts.stories, events = parts.events, relay = parts.relay, calls = parts.calls
+        let pushServices: [any Service] = parts.push.map { [PushStopper(push: $0)] } ?? []
         return Application(
             router: parts.router,
             server: parts.gateway.serverBuilder(),
@@ -129,6 +150,7 @@ public enum ParleyServer {
                 PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
                 CallKeeper(calls: calls),
                 RelayStopper(relay: relay),
+            ] + pushServices + [
                 DatabaseCloser(database: parts.database),
             ],
             onServerRunning: { channel in

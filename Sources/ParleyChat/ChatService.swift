@@ -116,6 +116,11 @@ public final class ChatService: Sendable {
         return (summaries, next)
     }
 
+    /// The app icon's badge: how many dialogs have unread messages.
+    public func unreadDialogCount(of user: UserID) async throws -> Int {
+        try await store.unreadDialogCount(of: user)
+    }
+
     public func dialog(_ user: UserID, _ id: DialogID) async throws -> DialogSummary {
         let dialog = try await memberDialog(user, id)
         guard let membership = try await store.membership(user, in: id) else { throw ChatErrors.dialogNotFound }

@@ -32,6 +32,8 @@ public protocol ChatStore: Sendable {
     /// Dialogs the user sees, newest activity first, after a keyset cursor.
     func dialogs(of user: UserID, after cursor: DialogCursor?, limit: Int) async throws -> [(DialogRecord, Membership)]
     func unreadCount(_ dialog: DialogID, for membership: Membership) async throws -> Int
+    /// How many of `user`'s dialogs have messages from others after the user's read position.
+    func unreadDialogCount(of user: UserID) async throws -> Int
 
     func insertAttachment(_ attachment: AttachmentRecord) async throws
     func attachment(id: AttachmentID) async throws -> AttachmentRecord?

@@ -94,6 +94,16 @@ extension SQLChatStore {
         }
     }
 
+    public func unreadDialogCount(of user: UserID) async throws -> Int {
+        try await database.withConnection { sql in
+            try await sql.raw("""
+                SELECT COUNT(*) AS n FROM dialog_members m WHERE m.user_id = \(bind: user.rawValue) AND m.hidden = 0
+                AND EXISTS (SELECT 1 FROM messages WHERE messages.dialog_id = m.dialog_id
+                            AND messages.seq > MAX(m.read_seq, m.cleared_seq) AND messages.sender_id <> m.user_id)
+                """).first(decodingColumn: "n", as: Int.self) ?? 0
+        }
+    }
+
     static let attachmentColumns = ["id", "uploader_id", "hash", "kind", "content_type", "size", "duration_ms", "width", "height", "created_at"]
 
     static func decodeAttachment(_ row: any SQLRow) throws -> AttachmentRecord {

@@ -15,6 +15,8 @@ public struct Operations: Sendable {
     /// Nil where the OS does not tell (no `/proc`).
     public var process: @Sendable () -> ProcessStats?
     public var database: @Sendable () async -> DatabaseStatus
+    /// APNs figures; `.off` unless push is configured.
+    public var push: @Sendable () -> PushStats = { .off }
 
     public init(
         adminToken: String,

@@ -4,6 +4,7 @@ import ParleyCalls
 import ParleyChat
 import ParleyCore
 import ParleyFriends
+import ParleyPush
 import ParleyStories
 
 /// Everything the HTTP edge needs from the layers below.
@@ -22,6 +23,8 @@ public struct HTTPDependencies: Sendable {
     public var operations = Operations.disabled
     /// TURN servers and credentials for `GET /v1/calls/ice-servers`; none unless set.
     public var iceServers = ICEServerIssuer.disabled
+    /// Device tokens and notification settings; registration refused unless APNs is configured.
+    public var push = PushSetup.disabled
 
     public init(
         accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, echo: EchoCalls, calls: CallService, publicBaseURL: String, maxAvatarBytes: Int,
@@ -66,6 +69,7 @@ public enum ParleyRouter {
             .add(to: router.group("v1/auth"))
         MeRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)
             .add(to: router.group("v1/me").add(middleware: auth))
+        PushRoutes(push: deps.push, chat: deps.chat).add(to: router.group("v1/me").add(middleware: auth))
         UserRoutes(accounts: deps.accounts, users: users).add(to: router.group("v1/users").add(middleware: auth))
         AvatarRoutes(accounts: deps.accounts).add(to: router.group("v1/avatars").add(middleware: mediaAuth))
         FriendRoutes(friends: deps.friends, accounts: deps.accounts, users: users).add(

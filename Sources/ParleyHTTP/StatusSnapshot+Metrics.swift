@@ -27,6 +27,20 @@ extension StatusSnapshot {
                          kind: .counter, value: .unsigned(relay.decryptFailures)),
             MetricFamily("parley_relay_dropped_total", help: "Datagrams the media relay dropped, by reason.", kind: .counter,
                          samples: relay.droppedByReason.sorted { $0.key < $1.key }.map { Sample([Label("reason", $0.key)], .unsigned($0.value)) }),
+            MetricFamily("parley_push_sent_total", help: "Pushes handed to APNs, by outcome.", kind: .counter, samples: [
+                Sample([Label("outcome", "delivered")], .count(push.delivered)),
+                Sample([Label("outcome", "failed")], .count(push.failed)),
+                Sample([Label("outcome", "token_gone")], .count(push.tokensGone)),
+                Sample([Label("outcome", "expired")], .count(push.expired)),
+            ]),
+            MetricFamily("parley_push_failed_total", help: "Pushes APNs refused or that were given up on, by reason.", kind: .counter,
+                         samples: push.failedByReason.sorted { $0.key < $1.key }.map { Sample([Label("reason", $0.key)], .count($0.value)) }),
+            MetricFamily("parley_push_retried_total", help: "Requests to APNs that repeated an earlier one.", kind: .counter,
+                         value: .count(push.retried)),
+            MetricFamily("parley_push_latency_seconds", help: "Event to APNs' acceptance over recent pushes, by quantile.", kind: .gauge,
+                         samples: [("0.5", push.latencyP50Seconds), ("0.99", push.latencyP99Seconds)].compactMap { quantile, value in
+                             value.map { Sample([Label("quantile", quantile)], .real($0)) }
+                         }),
             MetricFamily("process_cpu_seconds_total", help: "Total user and system CPU time spent in seconds.", kind: .counter,
                          value: .real(process.cpuSeconds)),
             MetricFamily("process_resident_memory_bytes", help: "Resident memory size in bytes.", kind: .gauge,

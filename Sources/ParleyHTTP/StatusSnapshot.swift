@@ -11,6 +11,7 @@ public struct StatusSnapshot: Sendable, Equatable, ResponseEncodable {
     public var relay: RelayStats
     public var process: ProcessFigures
     public var database: DatabaseStatus
+    public var push: PushStats
 
     /// `process` as the API shows it; zeros where the OS does not tell.
     public struct ProcessFigures: Sendable, Equatable, Encodable {
@@ -25,7 +26,7 @@ public struct StatusSnapshot: Sendable, Equatable, ResponseEncodable {
 
     public init(
         version: String, uptimeSeconds: Double, connections: Int, onlineUsers: Int, calls: CallStats, relay: RelayStats,
-        process: ProcessStats, database: DatabaseStatus
+        process: ProcessStats, database: DatabaseStatus, push: PushStats = .off
     ) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
@@ -35,6 +36,7 @@ public struct StatusSnapshot: Sendable, Equatable, ResponseEncodable {
         self.relay = relay
         self.process = ProcessFigures(process)
         self.database = database
+        self.push = push
     }
 
     /// Asks every source once.
@@ -49,6 +51,6 @@ public struct StatusSnapshot: Sendable, Equatable, ResponseEncodable {
             uptimeSeconds: Double(uptime.seconds) + Double(uptime.attoseconds / 1_000_000_000_000_000) / 1000,
             connections: realtime.connections, onlineUsers: realtime.onlineUsers,
             calls: await calls, relay: await relay,
-            process: operations.process() ?? .zero, database: await database)
+            process: operations.process() ?? .zero, database: await database, push: operations.push())
     }
 }

@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 import ParleyStorage
 import SQLKit
+import Synchronization
 
 /// Numbers, stores and then delivers every event for a user: stored first, so a device that was
 /// away asks `sync since N` and gets exactly what it missed.
@@ -13,6 +14,8 @@ public final class EventLog: EventPublisher, Sendable {
     let logger: Logger
     /// How long events are kept for `sync`.
     public let retention: TimeInterval
+    /// Told of every stored event once it has been handed to the live connections (push).
+    private let observers = Mutex<[@Sendable ([StoredEvent]) -> Void]>([])
 
     public init(database: Database, hub: EventHub, clock: any WallClock, retention: TimeInterval, logger: Logger) {
         self.database = database
@@ -30,9 +33,21 @@ public final class EventLog: EventPublisher, Sendable {
         do {
             let stored = try await append(type: type, payload: EventFrame.encode(payload), to: users, exceptSession: exceptSession)
             for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: exceptSession) }
+            notify(stored)
         } catch {
             logger.error("event not stored", metadata: ["type": "\(type)", "error": "\(error)"])
         }
+    }
+
+    /// Calls `observer` with the events of every publish, after live delivery (so "does this
+    /// device have a live connection?" is answered after it was offered the event).
+    public func onDelivered(_ observer: @escaping @Sendable ([StoredEvent]) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    func notify(_ events: [StoredEvent]) {
+        guard !events.isEmpty else { return }
+        for observer in observers.withLock({ $0 }) { observer(events) }
     }
 
     public func publishEphemeral(type: String, payload: any Encodable & Sendable, to users: [UserID]) {
@@ -124,9 +139,9 @@ public enum RealtimeErrors {
 extension EventLog: TransactionalEvents {
     public func store(type: String, payload: any Encodable & Sendable, to users: [UserID], in sql: any SQLDatabase) async throws -> EventDelivery {
         let stored = try await append(type: type, payload: EventFrame.encode(payload), to: users, exceptSession: nil, in: sql)
-        let hub = self.hub
-        return EventDelivery {
+        return EventDelivery { [self] in
             for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: event.exceptSession) }
+            notify(stored)
         }
     }
 }

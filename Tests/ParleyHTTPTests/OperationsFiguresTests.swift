@@ -59,7 +59,8 @@ import Testing
         #expect(metrics.order == [
             "parley_uptime_seconds", "parley_connections", "parley_online_users", "parley_calls", "parley_calls_ended_total",
             "parley_relay_legs", "parley_relay_packets_total", "parley_relay_bytes_total", "parley_relay_decrypt_failures_total",
-            "parley_relay_dropped_total", "process_cpu_seconds_total", "process_resident_memory_bytes", "parley_database_up",
+            "parley_relay_dropped_total", "parley_push_sent_total", "parley_push_failed_total", "parley_push_retried_total",
+            "parley_push_latency_seconds", "process_cpu_seconds_total", "process_resident_memory_bytes", "parley_database_up",
         ])
         #expect(metrics.value("parley_uptime_seconds") == 61.5)
         #expect(metrics.value("parley_calls", ["state": "active"]) == 4)
