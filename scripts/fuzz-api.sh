@@ -8,7 +8,8 @@
 #
 # The server: the built `parley` on spare ports with a throw-away data folder; through the admin
 # API two verified, signed-in users who are friends (Ann and Bo, the tester's two peers), one
-# more whose session logout ends, and one more for account deletion.
+# more whose session logout ends, one more for account deletion, and two who have asked Ann to be
+# friends (so that accepting and declining have requests to work on).
 #
 # usage: scripts/fuzz-api.sh --ci            # the test command's run: fixed seed, a few examples
 #        scripts/fuzz-api.sh                 # by hand: a random seed (printed) and more examples
@@ -54,37 +55,48 @@ for _ in $(seq 1 150); do
     sleep 0.2
 done
 
-# Ann and Bo are friends (pairs: accounts 0 and 1); the two after them are for logout and deletion.
+# Ann and Bo are friends (pairs: accounts 0 and 1); then the users for logout and deletion, and Cy
+# and Di.
 curl -fsS -X POST "$base/admin/users" -H "Authorization: Bearer $admin" -H 'Content-Type: application/json' \
     -d '{"users": [
           {"name": "Ann Fuzz", "email": "ann@fuzz.test", "password": "fuzz ann password"},
           {"name": "Bo Fuzz", "email": "bo@fuzz.test", "password": "fuzz bo password"},
           {"name": "Lee Leaving", "email": "leaving@fuzz.test", "password": "fuzz leaving password"},
-          {"name": "Del Deleting", "email": "deleting@fuzz.test", "password": "fuzz deleting password"}],
+          {"name": "Del Deleting", "email": "deleting@fuzz.test", "password": "fuzz deleting password"},
+          {"name": "Cy Asking", "email": "cy@fuzz.test", "password": "fuzz cy password"},
+          {"name": "Di Asking", "email": "di@fuzz.test", "password": "fuzz di password"}],
          "befriend": "pairs", "sessions": true}' > "$work/users.json"
 # The WFC auth file docs/schemathesis.toml names: one identity per user, and the admin token.
 "$python" -c '
 import json, sys
 work, admin = sys.argv[1], sys.argv[2]
 users = json.load(open(work + "/users.json"))["users"]
-assert len(users) == 4 and all(user.get("accessToken") for user in users), users
+assert len(users) == 6 and all(user.get("accessToken") for user in users), users
 def entry(name, token):
     return {"name": name, "fixedHeaders": [{"name": "Authorization", "value": "Bearer " + token}]}
 auth = [entry(name, user["accessToken"]) for name, user in zip(["ann", "bo", "leaving", "deleting"], users)]
 json.dump({"schemaVersion": "0.2.0", "auth": auth + [entry("admin", admin)]}, open(work + "/wfc-auth.json", "w"))
-' "$work" "$admin"
+# Cy and Di have asked Ann to be friends: requests she can accept or decline.
+for user in users[4:]:
+    print(user["accessToken"], users[0]["id"])
+' "$work" "$admin" > "$work/askers"
+while read -r token ann_id; do
+    curl -fsS -X POST "$base/v1/friends/requests" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+        -d "{\"userId\": \"$ann_id\"}" > /dev/null
+done < "$work/askers"
 export PARLEY_FUZZ_USERS="$work/wfc-auth.json"
 export HYPOTHESIS_STORAGE_DIRECTORY="$work/hypothesis"   # not a .hypothesis folder in the checkout
 
-# One run per identity: Ann (with Bo as her peer) on every operation but these, the admin token on
-# the admin routes, and a user of its own each for logout and account deletion. (Schemathesis
+# One run per identity: the admin token on the admin routes (first, so that Ann finds the users
+# it made), Ann (with Bo as her peer) on every other operation but two, and a user of its own
+# each for logout and account deletion. (Schemathesis
 # keeps one HTTP session for a whole run, so the identity is chosen per run, not per operation.)
 admin_paths='^/(admin/|metrics$)'
 # The small runs have no links among their operations, so no stateful phase.
 unit=--phases=examples,coverage,fuzzing
 runs=(
-    "ann --exclude-path-regex $admin_paths --exclude-operation-id logout --exclude-operation-id deleteMe"
     "admin --include-path-regex $admin_paths $unit"
+    "ann --exclude-path-regex $admin_paths --exclude-operation-id logout --exclude-operation-id deleteMe"
     "leaving --include-operation-id logout $unit"
     "deleting --include-operation-id deleteMe $unit"
 )
