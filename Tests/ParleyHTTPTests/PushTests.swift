@@ -150,6 +150,36 @@ struct PushTests {
         }
     }
 
+    /// Invite → VoIP push at APNs, over `PARLEY_PUSH_INVITES` invites (5 in the suite; 100 for the
+    /// figures in the notes): every invite gives exactly one VoIP push for its call.
+    @Test func everyInviteToAClosedAppGivesOneVoIPPush() async throws {
+        let runs = Int(ProcessInfo.processInfo.environment["PARLEY_PUSH_INVITES"] ?? "") ?? 5
+        let scene = try await Self.scene()
+        defer { scene.standIn.stop() }
+        try await scene.parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: scene.parley.outbox)
+            let bo = try await client.signUp("Bo", "bo@example.com", outbox: scene.parley.outbox)
+            try await client.befriend(ann, bo)
+            #expect(try await Self.register(client, bo).status == .noContent)
+            let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            defer { annSocket.close() }
+            var latencies: [Double] = []
+            for run in 1...runs {
+                let invitedAt = Date()
+                let invite = try await annSocket.command("call.invite", ["to": bo.id, "media": "audio", "sdp": CallSignallingTests.offer])
+                let callID = try #require(invite["callId"] as? String, "run \(run): \(invite)")
+                let pushes = try await Self.requests(scene.standIn, count: 1) { Self.payload($0)["callId"] as? String == callID }
+                try #require(pushes.count == 1, "run \(run): \(pushes)")
+                latencies.append(pushes[0].arrivalDate.timeIntervalSince(invitedAt))
+                #expect(try await annSocket.command("call.hangup", ["callId": callID]).ok == true)
+                _ = try await Self.requests(scene.standIn, count: 2) { Self.payload($0)["callId"] as? String == callID }
+            }
+            let sorted = latencies.sorted()
+            let p50 = sorted[sorted.count / 2], p99 = sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
+            print("push: invite → VoIP push at APNs over \(runs) invites: p50 \(Int(p50 * 1000)) ms, p99 \(Int(p99 * 1000)) ms, max \(Int(sorted.last! * 1000)) ms")
+        }
+    }
+
     /// Ann cancels while Bo's app is closed: Bo's device gets the end push for that call and a
     /// missed-call alert; a blocked user's invite pushes nothing.
     @Test func aCanceledRingStopsCallKitAndBlockedCallersPushNothing() async throws {
