@@ -36,11 +36,11 @@ public final class APNsClient: PushSender {
         if let caFile = configuration.caFile {
             tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMFile(caFile))]
         }
-        var http = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(10)),
-                                            connectionPool: .init(idleTimeout: .minutes(10)))
-        http.httpVersion = .automatic   // over TLS: HTTP/2 by ALPN, which APNs requires
-        self.http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: http,
-                               backgroundActivityLogger: logger)
+        var client = HTTPClient.Configuration(tlsConfiguration: tls, timeout: .init(connect: .seconds(10)),
+                                              connectionPool: .init(idleTimeout: .minutes(10)))
+        client.httpVersion = .automatic   // over TLS: HTTP/2 by ALPN, which APNs requires
+        http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: client,
+                          backgroundActivityLogger: logger)
     }
 
     /// Sends one push, retrying 429, 5xx and connection errors within the retry window and before
@@ -141,14 +141,14 @@ public final class APNsClient: PushSender {
 
     /// One request; a connection error or timeout is a verdict like any other (retry).
     private func execute(_ request: APNsRequest, timeout: TimeInterval, attempt: Int) async -> APNsVerdict {
-        var http = HTTPClientRequest(url: request.url)
-        http.method = .POST
+        var outgoing = HTTPClientRequest(url: request.url)
+        outgoing.method = .POST
         for header in request.headers {
-            http.headers.add(name: header.name, value: header.value)
+            outgoing.headers.add(name: header.name, value: header.value)
         }
-        http.body = .bytes(ByteBuffer(bytes: request.body))
+        outgoing.body = .bytes(ByteBuffer(bytes: request.body))
         do {
-            let response = try await self.http.execute(http, timeout: .milliseconds(Int64(timeout * 1000)), logger: logger)
+            let response = try await http.execute(outgoing, timeout: .milliseconds(Int64(timeout * 1000)), logger: logger)
             let body = try await response.body.collect(upTo: Self.maxResponseBody)
             let answer = APNsResponse(status: Int(response.status.code), apnsID: response.headers.first(name: "apns-id"),
                                       body: Data(body.readableBytesView), retryAfter: response.headers.first(name: "retry-after"),
