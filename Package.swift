@@ -199,7 +199,12 @@ let package = Package(
         .testTarget(name: "ParleyFilesTests", dependencies: ["ParleyFiles", "ParleyTestSupport"]),
         .testTarget(name: "ParleyCodecsTests", dependencies: ["ParleyCodecs"]),
         .testTarget(name: "ParleyCallsTests", dependencies: ["ParleyCalls"]),
-        .testTarget(name: "ParleyPushTests", dependencies: ["ParleyPush", "ParleyTestSupport"]),
+        .testTarget(name: "ParleyPushTests", dependencies: [
+            "ParleyPush", "ParleyCore", "ParleyTestSupport",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
