@@ -113,7 +113,7 @@ for run in "${runs[@]}"; do
         --auth-wfc-user "${filter[0]}" "${filter[@]:1}" "${options[@]}" "$@" 2>&1 | tee "$work/st.log" || code=$?
     [ "$code" -eq 0 ] || status=$code
     count=$(grep -Eo '^  [0-9]+ generated' "$work/st.log" | grep -Eo '[0-9]+' || true)
-    found=$(grep -Eo 'found [0-9]+ unique failures' "$work/st.log" | grep -Eo '[0-9]+' || true)
+    found=$(grep -Eo 'found [0-9]+ unique failures?' "$work/st.log" | grep -Eo '[0-9]+' || true)
     generated=$((generated + ${count:-0}))
     failed=$((failed + ${found:-0}))
 done
