@@ -137,21 +137,18 @@ public enum ParleyServer {
 
     /// The runnable application: HTTP server plus the services that stop with it.
     public static func application(
-        _ config: ParleyConfiguration, parts: Parts, logger: Logger
+        _ config: ParleyConfiguration, parts: Parts, logger: Logger, lifecycle: Bool = true
     ) -> some ApplicationProtocol {
-        let stories = parts.stories, events = parts.events, relay = parts.relay, calls = parts.calls
-        let pushServices: [any Service] = parts.push.map { [PushStopper(push: $0)] } ?? []
+        let stories = parts.stories, events = parts.events, relay = parts.relay
         return Application(
             router: parts.router,
             server: parts.gateway.serverBuilder(),
             configuration: .init(address: .hostname(config.httpHost, port: config.httpPort), serverName: "Parley"),
-            services: [
+            // A service group stops its services in reverse order: the HTTP server (always last)
+            // first, then these from the end.
+            services: (lifecycle ? lifecycleServices(parts) : []) + [
                 PeriodicTask(name: "story-sweep", every: .seconds(300), logger: logger) { _ = try await stories.sweep() },
                 PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
-                CallKeeper(calls: calls),
-                RelayStopper(relay: relay),
-            ] + pushServices + [
-                DatabaseCloser(database: parts.database),
             ],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.httpPort
@@ -161,6 +158,30 @@ public enum ParleyServer {
                 ])
             },
             logger: logger)
+    }
+}
+
+extension ParleyServer {
+    /// What stops in order when the server does, listed last-to-stop first (a service group stops
+    /// in reverse): the calls end, then pushes drain, then the relay, then the database.
+    static func lifecycleServices(_ parts: Parts) -> [any Service] {
+        [DatabaseCloser(database: parts.database), RelayStopper(relay: parts.relay)]
+            + (parts.push.map { [PushStopper(push: $0)] } ?? [])
+            + [CallKeeper(calls: parts.calls)]
+    }
+
+    /// Runs the server until SIGTERM or SIGINT, then stops in the order written down here: every
+    /// call ends `server_shutdown` (both sides told, the record written) while the sockets are
+    /// still open; then the HTTP server closes its connections (WebSockets with a close frame);
+    /// then pushes drain, the relay stops, and the database closes last.
+    public static func run(_ config: ParleyConfiguration, parts: Parts, logger: Logger) async throws {
+        let app = application(config, parts: parts, logger: logger, lifecycle: false)
+        let services: [any Service] = [DatabaseCloser(database: parts.database), RelayStopper(relay: parts.relay)]
+            + (parts.push.map { [PushStopper(push: $0)] } ?? [])
+            + [app, CallKeeper(calls: parts.calls)]
+        let group = ServiceGroup(configuration: .init(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
     }
 }
 

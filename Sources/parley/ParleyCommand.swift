@@ -32,7 +32,6 @@ struct ParleyCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "parley")
         let parts = try await ParleyServer.assemble(configuration, logger: logger)
-        let app = ParleyServer.application(configuration, parts: parts, logger: logger)
-        try await app.runService()
+        try await ParleyServer.run(configuration, parts: parts, logger: logger)
     }
 }

@@ -77,7 +77,7 @@ struct ParleyProcess {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--config", "/nonexistent.yaml", "--data", data, "--port", String(port)]
         var environment = ProcessInfo.processInfo.environment
-        environment["AUTH_BCRYPTCOST"] = "4"
+        environment["AUTH_BCRYPT_COST"] = "4"
         environment["LOG_LEVEL"] = "warning"
         environment["MEDIA_HOST"] = "127.0.0.1"
         environment["MEDIA_PORT"] = "0"
@@ -91,6 +91,14 @@ struct ParleyProcess {
     func kill9() {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
+    }
+
+    /// SIGTERM, as a service manager stops it; returns the exit status once it has exited.
+    func terminate() async -> Int32 {
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<300 where process.isRunning { try? await Task.sleep(for: .milliseconds(50)) }
+        if process.isRunning { kill9(); return -1 }
+        return process.terminationStatus
     }
 }
 

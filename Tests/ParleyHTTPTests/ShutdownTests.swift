@@ -1,0 +1,50 @@
+import Foundation
+import ParleyTestSupport
+import Testing
+
+/// SIGTERM to the real process during a live call: both sides hear `call.ended server_shutdown`
+/// before their sockets close, the process exits cleanly, and after a restart the call is in the
+/// history — the calls end first, the database closes last.
+@Suite struct ShutdownTests {
+    @Test func sigtermEndsLiveCallsAndKeepsTheirRecords() async throws {
+        let data = try makeTemporaryDirectory(prefix: "parley-shutdown")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let port = try await LiveSMTPServer.freePort()
+        var server = try ParleyProcess.start(data: data.path, port: port)
+        let http = LiveHTTP(port: port)
+        try await http.waitUntilHealthy()
+
+        let outbox = Outbox(directory: data.path + "/outbox")
+        let ann = try await http.signUp("Ann", "ann@example.com", outbox: outbox)
+        let bo = try await http.signUp("Bo", "bo@example.com", outbox: outbox)
+        _ = try await http.call("POST", "/v1/friends/requests", ["userId": bo.id], token: ann.token)
+        _ = try await http.call("POST", "/v1/friends/requests", ["userId": ann.id], token: bo.token)
+        let (annSocket, _) = try await RealtimeClient.connect(port: port, token: ann.token)
+        let (boSocket, _) = try await RealtimeClient.connect(port: port, token: bo.token)
+        defer { annSocket.close(); boSocket.close() }
+        let invite = try await annSocket.command("call.invite", ["to": bo.id, "media": "audio", "sdp": CallSignallingTests.offer])
+        let callID = try #require(invite["callId"] as? String, "\(invite)")
+        _ = try await boSocket.next { $0.type == "call.incoming" }
+        #expect(try await boSocket.command("call.accept", ["callId": callID, "sdp": CallSignallingTests.offer]).ok == true)
+        _ = try await annSocket.next { $0.type == "call.accepted" }
+
+        let status = await server.terminate()
+        for (name, socket) in [("Ann", annSocket), ("Bo", boSocket)] {
+            let ended = try await socket.next { $0.type == "call.ended" }
+            #expect(ended["callId"] as? String == callID, "\(name)")
+            #expect(ended["reason"] as? String == "server_shutdown", "\(name): \(ended)")
+            let close = try await socket.closeFrame()
+            #expect(close != nil, "\(name)'s socket got a close frame")
+        }
+        #expect(status == 0, "parley exited cleanly after SIGTERM")
+        print("shutdown: SIGTERM → call.ended server_shutdown on both sockets, close frames, exit status \(status)")
+
+        server = try ParleyProcess.start(data: data.path, port: port)
+        defer { server.kill9() }
+        try await http.waitUntilHealthy()
+        let annAgain = try await http.logIn("ann@example.com")
+        let calls = try await http.call("GET", "/v1/calls", token: annAgain.token).json["calls"] as? [[String: Any]] ?? []
+        #expect(calls.map { $0["id"] as? String } == [callID], "the call's record survived the shutdown: \(calls)")
+        #expect(calls.first?["outcome"] as? String == "answered")
+    }
+}
