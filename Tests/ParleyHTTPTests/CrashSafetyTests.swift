@@ -8,18 +8,10 @@ import Testing
 /// Acknowledged means stored: messages answered 201 before a `kill -9` are all there after restart.
 @Suite struct CrashSafetyTests {
     @Test func acknowledgedMessagesSurviveKillNine() async throws {
-        let data = try makeTemporaryDirectory(prefix: "parley-crash")
-        defer { try? FileManager.default.removeItem(at: data) }
-        let port = try await LiveSMTPServer.freePort()
-        var server = try ParleyProcess.start(data: data.path, port: port)
-        let http = LiveHTTP(port: port)
-        try await http.waitUntilHealthy()
-
-        let outbox = Outbox(directory: data.path + "/outbox")
-        let ann = try await http.signUp("Ann", "ann@example.com", outbox: outbox)
-        let bo = try await http.signUp("Bo", "bo@example.com", outbox: outbox)
-        _ = try await http.call("POST", "/v1/friends/requests", ["userId": bo.id], token: ann.token)
-        _ = try await http.call("POST", "/v1/friends/requests", ["userId": ann.id], token: bo.token)
+        let live = try await LiveFriends.start(prefix: "parley-crash")
+        defer { try? FileManager.default.removeItem(at: live.data) }
+        let (data, port, http, ann, bo) = (live.data, live.port, live.http, live.ann, live.bo)
+        var server = live.server
         let dialog = try #require((try await http.call("POST", "/v1/dialogs", ["type": "private", "userId": bo.id], token: ann.token).json["dialog"] as? [String: Any])?["id"] as? String)
 
         // Two writers send as fast as they can; the server dies under them.
@@ -63,6 +55,31 @@ import Testing
 actor AcknowledgedIDs {
     var ids: [String] = []
     func add(_ id: String) { ids.append(id) }
+}
+
+/// The real `parley` on a free port with a data folder of its own, and Ann and Bo, signed up
+/// through it and friends.
+struct LiveFriends {
+    let data: URL
+    let port: Int
+    let server: ParleyProcess
+    let http: LiveHTTP
+    let ann: LiveHTTP.Person
+    let bo: LiveHTTP.Person
+
+    static func start(prefix: String) async throws -> LiveFriends {
+        let data = try makeTemporaryDirectory(prefix: prefix)
+        let port = try await LiveSMTPServer.freePort()
+        let server = try ParleyProcess.start(data: data.path, port: port)
+        let http = LiveHTTP(port: port)
+        try await http.waitUntilHealthy()
+        let outbox = Outbox(directory: data.path + "/outbox")
+        let ann = try await http.signUp("Ann", "ann@example.com", outbox: outbox)
+        let bo = try await http.signUp("Bo", "bo@example.com", outbox: outbox)
+        _ = try await http.call("POST", "/v1/friends/requests", ["userId": bo.id], token: ann.token)
+        _ = try await http.call("POST", "/v1/friends/requests", ["userId": ann.id], token: bo.token)
+        return LiveFriends(data: data, port: port, server: server, http: http, ann: ann, bo: bo)
+    }
 }
 
 /// The real `parley` executable, built beside the tests.

@@ -64,6 +64,18 @@ struct PushTests {
         return try await client.call(.put, "/v1/me/push", json: body, token: user.accessToken)
     }
 
+    /// Ann and Bo, friends; Bo's phone registered its tokens and has no socket (its app is
+    /// closed), Ann is connected.
+    static func annOnlineBoAsleep(_ scene: Scene, _ client: some TestClientProtocol) async throws
+        -> (ann: TestUser, bo: TestUser, annSocket: RealtimeClient) {
+        let ann = try await client.signUp("Ann", "ann@example.com", outbox: scene.parley.outbox)
+        let bo = try await client.signUp("Bo", "bo@example.com", outbox: scene.parley.outbox)
+        try await client.befriend(ann, bo)
+        try #require(try await register(client, bo).status == .noContent)
+        let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+        return (ann, bo, annSocket)
+    }
+
     @Test func registrationIsCheckedAndBadTokensAreNotStored() async throws {
         let scene = try await Self.scene()
         defer { scene.standIn.stop() }
@@ -100,11 +112,7 @@ struct PushTests {
         let scene = try await Self.scene()
         defer { scene.standIn.stop() }
         try await scene.parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: scene.parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: scene.parley.outbox)
-            try await client.befriend(ann, bo)
-            #expect(try await Self.register(client, bo).status == .noContent)
-            let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            let (_, bo, annSocket) = try await Self.annOnlineBoAsleep(scene, client)
             defer { annSocket.close() }
             let annPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame"])
             let boPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame"])
@@ -157,11 +165,7 @@ struct PushTests {
         let scene = try await Self.scene()
         defer { scene.standIn.stop() }
         try await scene.parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: scene.parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: scene.parley.outbox)
-            try await client.befriend(ann, bo)
-            #expect(try await Self.register(client, bo).status == .noContent)
-            let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            let (_, bo, annSocket) = try await Self.annOnlineBoAsleep(scene, client)
             defer { annSocket.close() }
             var latencies: [Double] = []
             for run in 1...runs {
@@ -186,11 +190,7 @@ struct PushTests {
         let scene = try await Self.scene()
         defer { scene.standIn.stop() }
         try await scene.parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: scene.parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: scene.parley.outbox)
-            try await client.befriend(ann, bo)
-            #expect(try await Self.register(client, bo).status == .noContent)
-            let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            let (ann, bo, annSocket) = try await Self.annOnlineBoAsleep(scene, client)
             defer { annSocket.close() }
             let invite = try await annSocket.command("call.invite", ["to": bo.id, "media": "audio", "sdp": CallSignallingTests.offer])
             let callID = try #require(invite["callId"] as? String, "\(invite)")

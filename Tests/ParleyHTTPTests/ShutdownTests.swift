@@ -7,18 +7,10 @@ import Testing
 /// history — the calls end first, the database closes last.
 @Suite struct ShutdownTests {
     @Test func sigtermEndsLiveCallsAndKeepsTheirRecords() async throws {
-        let data = try makeTemporaryDirectory(prefix: "parley-shutdown")
-        defer { try? FileManager.default.removeItem(at: data) }
-        let port = try await LiveSMTPServer.freePort()
-        var server = try ParleyProcess.start(data: data.path, port: port)
-        let http = LiveHTTP(port: port)
-        try await http.waitUntilHealthy()
-
-        let outbox = Outbox(directory: data.path + "/outbox")
-        let ann = try await http.signUp("Ann", "ann@example.com", outbox: outbox)
-        let bo = try await http.signUp("Bo", "bo@example.com", outbox: outbox)
-        _ = try await http.call("POST", "/v1/friends/requests", ["userId": bo.id], token: ann.token)
-        _ = try await http.call("POST", "/v1/friends/requests", ["userId": ann.id], token: bo.token)
+        let live = try await LiveFriends.start(prefix: "parley-shutdown")
+        defer { try? FileManager.default.removeItem(at: live.data) }
+        let (data, port, http, ann, bo) = (live.data, live.port, live.http, live.ann, live.bo)
+        var server = live.server
         let (annSocket, _) = try await RealtimeClient.connect(port: port, token: ann.token)
         let (boSocket, _) = try await RealtimeClient.connect(port: port, token: bo.token)
         defer { annSocket.close(); boSocket.close() }
