@@ -34,6 +34,8 @@ public struct ParleyConfiguration: Sendable {
     public var mediaAnnouncedAddresses: [String] = []
     /// A leg with no valid STUN for this long is dead (RFC 7675 consent), and its call `connection_lost`.
     public var mediaConsentSeconds = 30
+    /// Relay legs this node holds at most (two per call, one per echo test): `relay_full` past it.
+    public var mediaMaxLegs = 4000
     /// An echo test call ends by itself after this long.
     public var echoCallSeconds = 60
     /// An unanswered call ends `no_answer` after this long.
@@ -136,6 +138,7 @@ public struct ParleyConfiguration: Sendable {
             .filter { !$0.isEmpty }
         echoCallSeconds = config.int(forKey: "calls.echoSeconds", default: d.echoCallSeconds)
         mediaConsentSeconds = config.int(forKey: "media.consentSeconds", default: d.mediaConsentSeconds)
+        mediaMaxLegs = config.int(forKey: "media.maxLegs", default: d.mediaMaxLegs)
         ringSeconds = config.int(forKey: "calls.ringSeconds", default: d.ringSeconds)
         reconnectGraceSeconds = config.int(forKey: "calls.reconnectGraceSeconds", default: d.reconnectGraceSeconds)
         mail.transport = config.string(forKey: "mail.transport", default: d.mail.transport)

@@ -93,7 +93,8 @@ public enum ParleyServer {
             configuration: RelayConfiguration(host: config.mediaHost, port: config.mediaPort,
                                               announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress,
                                               announcedAddresses: config.mediaAnnouncedAddresses,
-                                              consentTimeout: .seconds(config.mediaConsentSeconds)),
+                                              consentTimeout: .seconds(config.mediaConsentSeconds),
+                                              maxLegs: max(config.mediaMaxLegs, 2)),
             logger: logger)
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)
         let calls = CallService(

@@ -24,8 +24,12 @@ public final class EchoCalls: Sendable {
         self.logger = logger
     }
 
-    /// Answers the device's offer and loops its media back.
+    /// Answers the device's offer and loops its media back. One echo call per user: a new one
+    /// ends the user's earlier one (an app reopening its "test my camera" screen, or one that
+    /// crashed mid-test and lost the call id), so one user holds one echo leg at most.
     public func start(for user: UserID, offer: String) async throws -> (CallID, answer: String) {
+        let earlier = calls.withLock { calls in calls.filter { $0.value.owner == user }.map(\.key) }
+        for call in earlier { await finish(call, reason: "replaced") }
         let id = CallID.generate()
         let (leg, answer) = try await loopBack(offer: offer, owner: "echo:\(id.rawValue)")
         let lifetime = self.lifetime
@@ -34,7 +38,13 @@ public final class EchoCalls: Sendable {
             guard !Task.isCancelled else { return }
             await self?.finish(id, reason: "timeout")
         }
-        calls.withLock { $0[id] = Echo(owner: user, leg: leg, timeout: timeout) }
+        // Two starts at once by one user: the later to get here ends the other.
+        let raced = calls.withLock { calls -> [CallID] in
+            let raced = calls.filter { $0.value.owner == user }.map(\.key)
+            calls[id] = Echo(owner: user, leg: leg, timeout: timeout)
+            return raced
+        }
+        for call in raced { await finish(call, reason: "replaced") }
         logger.info("echo call started", metadata: ["call": "\(id)", "user": "\(user)"])
         return (id, answer)
     }

@@ -23,6 +23,10 @@ public struct MediaRelayError: Error, Sendable, Hashable, CustomStringConvertibl
     public static func unknownLeg(_ leg: LegID) -> MediaRelayError {
         MediaRelayError(code: "unknown_leg", "Leg \(leg) does not exist")
     }
+    /// The node holds as many legs as it is configured to (`media.maxLegs`): calls go elsewhere or wait.
+    public static func full(_ limit: Int) -> MediaRelayError {
+        MediaRelayError(code: "relay_full", "This server carries \(limit) call legs already; try again shortly")
+    }
     /// The relay has been shut down, or never bound its socket.
     public static let notRunning = MediaRelayError(code: "relay_not_running", "The media relay is not running")
     /// Setting up a leg failed inside the relay (DTLS endpoint, randomness): not the caller's fault.
@@ -39,6 +43,7 @@ public struct MediaRelayError: Error, Sendable, Hashable, CustomStringConvertibl
         case "no_acceptable_media": ParleyError(.unprocessable, code: code, message)
         case "unknown_leg": ParleyError(.notFound, code: code, message)
         case "relay_not_running": ParleyError(.unavailable, code: code, message)
+        case "relay_full": ParleyError(.unavailable, code: code, message, retryAfter: 5)
         default: ParleyError(.internalFailure, code: code, message)
         }
     }

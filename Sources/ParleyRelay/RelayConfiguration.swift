@@ -21,11 +21,13 @@ public struct RelayConfiguration: Sendable, Hashable {
     public var vectorReadCount: Int
     /// Largest datagram accepted, in bytes.
     public var maxDatagramSize: Int
+    /// Legs this node holds at most (two per call, one per echo test); more are refused `relay_full`.
+    public var maxLegs: Int
 
     public init(host: String = "0.0.0.0", port: Int = 50000, announcedAddress: String? = nil,
                 announcedAddresses: [String] = [],
                 consentTimeout: Duration = .seconds(30), timerInterval: Duration = .milliseconds(50),
-                vectorReadCount: Int = 32, maxDatagramSize: Int = 2048) {
+                vectorReadCount: Int = 32, maxDatagramSize: Int = 2048, maxLegs: Int = 4000) {
         self.host = host
         self.port = port
         var addresses: [String] = []
@@ -36,6 +38,7 @@ public struct RelayConfiguration: Sendable, Hashable {
         self.timerInterval = timerInterval
         self.vectorReadCount = vectorReadCount
         self.maxDatagramSize = maxDatagramSize
+        self.maxLegs = maxLegs
     }
 
     /// The addresses the SDP answer announces, first the one for its `c=` line.

@@ -63,6 +63,7 @@ final class RelayEngine: @unchecked Sendable {
 
     func add(_ leg: RelayLeg) throws(MediaRelayError) {
         guard !isShutDown else { throw .notRunning }
+        guard legs.count < configuration.maxLegs else { throw .full(configuration.maxLegs) }
         legs[leg.id] = leg
         legsByUfrag[leg.ice.localUfrag] = leg
         counters.legs = legs.count

@@ -69,6 +69,35 @@ struct EchoCallTests {
         }
     }
 
+    /// One echo leg per user (a new echo call ends the earlier one), and a node full of legs
+    /// refuses more with `503 relay_full` and Retry-After.
+    @Test func echoCallsAreOneAtATimePerUserAndTheNodeHasALegLimit() async throws {
+        let parley = try await TestParley.start { $0.mediaMaxLegs = 2 }
+        try await parley.test { client in
+            let offer = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("ParleySDPTests/Fixtures/aiortc-1.16-offer.sdp").path, encoding: .utf8)
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
+            let cy = try await client.signUp("Cy", "cy@example.com", outbox: parley.outbox)
+            var annCalls: [String] = []
+            for _ in 1...3 {
+                let started = try await client.call(.post, "/v1/calls/echo", json: ["sdp": offer], token: ann.accessToken)
+                #expect(started.status == .created, "\(started.text)")
+                annCalls.append(started["callId"] as? String ?? "")
+            }
+            #expect(await parley.parts.relay.counters().legs == 1, "Ann's three echo calls hold one leg")
+            #expect(try await client.call(.delete, "/v1/calls/echo/\(annCalls[0])", token: ann.accessToken).errorCode == "call_not_found")
+            #expect(try await client.call(.post, "/v1/calls/echo", json: ["sdp": offer], token: bo.accessToken).status == .created)
+            let full = try await client.call(.post, "/v1/calls/echo", json: ["sdp": offer], token: cy.accessToken)
+            #expect(full.status == .serviceUnavailable)
+            #expect(full.errorCode == "relay_full", "\(full.text)")
+            #expect(full.headers[.retryAfter] != nil)
+            #expect(await parley.parts.relay.counters().legs == 2)
+            #expect(try await client.call(.delete, "/v1/calls/echo/\(annCalls[2])", token: ann.accessToken).status == .noContent)
+            #expect(try await client.call(.post, "/v1/calls/echo", json: ["sdp": offer], token: cy.accessToken).status == .created)
+        }
+    }
+
     @Test func echoCallsEndByThemselvesAndBadOffersAreRefused() async throws {
         let parley = try await TestParley.start { $0.echoCallSeconds = 1 }
         try await parley.test { client in
