@@ -118,12 +118,16 @@ public struct SQLAccountStore: AccountStore {
         query: String, viewer: UserID, excluding: Set<UserID>, after cursor: UserSearchCursor?, limit: Int
     ) async throws -> [UserRecord] {
         let pattern = "%" + Self.escapeLike(query.lowercased()) + "%"
+        // Names match in part; an address only when typed whole (someone who knows it), so that
+        // search cannot be used to harvest addresses by their domain or pieces.
+        let address = AccountRules.normalizeEmail(query)
         return try await database.withConnection { sql in
             var select = sql.select().columns(Self.userColumns).from("users")
                 .where("id", .notEqual, viewer.rawValue)
                 .where("email_verified_at", .isNot, SQLLiteral.null)
                 .where(SQLGroupExpression(SQLBinaryExpression(
-                    EscapedLike(column: "name_key", pattern: pattern), .or, EscapedLike(column: "email", pattern: pattern)
+                    EscapedLike(column: "name_key", pattern: pattern), .or,
+                    SQLBinaryExpression(SQLColumn("email"), .equal, SQLBind(address))
                 )))
             if !excluding.isEmpty {
                 select = select.where("id", .notIn, excluding.map(\.rawValue))
