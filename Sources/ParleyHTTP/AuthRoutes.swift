@@ -41,6 +41,7 @@ struct AuthRoutes {
         group.post("register", use: register)
         group.get("verify", use: verifyPage)
         group.post("verify", use: verify)
+        group.post("verify/confirm", use: confirmPage)
         group.post("resend-verification", use: resendVerification)
         group.post("login", use: login)
         group.post("refresh", use: refresh)
@@ -81,8 +82,25 @@ struct AuthRoutes {
     }
 
     /// The page the mailed link opens: says whether the address is now verified.
+    /// The mailed link: a page whose button confirms (GET verifies nothing).
     func verifyPage(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty else {
+            return VerificationPage.response(status: .badRequest, title: "Link incomplete",
+                                             message: "This verification link is missing its token. Open the link from the mail again.")
+        }
+        return VerificationPage.response(status: .ok, title: "Verify your address",
+                                         message: "Press the button to confirm this e-mail address for Parley.", confirmToken: token)
+    }
+
+    /// The page's button: `token=…` as a form; answers a page either way.
+    func confirmPage(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let body = String(decoding: try await RequestBody.bytes(request, limit: 4096), as: UTF8.self)
+        let token = body.split(separator: "&").lazy.compactMap { pair -> String? in
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, parts[0] == "token" else { return nil }
+            return String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+        }.first
+        guard let token, !token.isEmpty else {
             return VerificationPage.response(status: .badRequest, title: "Link incomplete",
                                              message: "This verification link is missing its token. Open the link from the mail again.")
         }

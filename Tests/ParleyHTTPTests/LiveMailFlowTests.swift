@@ -25,7 +25,10 @@ import Testing
 
             let page = try await client.call(.get, String(link))
             #expect(page.status == .ok)
-            #expect(page.text.contains("ann@example.com is verified"))
+            let pageToken = try #require(page.text.firstMatch(of: /name="token" value="([A-Za-z0-9_-]+)"/)).1
+            let pressed = try await client.call(.post, "/v1/auth/verify/confirm", raw: Array("token=\(pageToken)".utf8),
+                                                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(pressed.text.contains("ann@example.com is verified"))
 
             let phone = try await client.logIn("ann@example.com")
             let refreshed = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": phone.refreshToken])

@@ -4,19 +4,33 @@ import HummingbirdTesting
 import Testing
 
 @Suite struct VerificationTests {
-    @Test func theMailedLinkOpensAPageOnceAndOnlyOnce() async throws {
+    /// Opening the link (as a mail scanner or a link preview would) verifies nothing: the page's
+    /// button does, once.
+    @Test func theMailedLinkOpensAPageWhoseButtonVerifiesOnce() async throws {
         let parley = try await TestParley.start()
         try await parley.test { client in
             _ = try await client.register("Ann", "ann@example.com")
             let link = try token(inMail: try await parley.outbox.mail(to: "ann@example.com"))
-            let page = try await client.call(.get, "/v1/auth/verify?token=\(link)")
-            #expect(page.status == .ok)
-            #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
-            #expect(page.text.contains("ann@example.com is verified"))
-            let again = try await client.call(.get, "/v1/auth/verify?token=\(link)")
+            for _ in 1...2 {
+                let page = try await client.call(.get, "/v1/auth/verify?token=\(link)")
+                #expect(page.status == .ok)
+                #expect(page.headers[.contentType]?.hasPrefix("text/html") == true)
+                #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+                #expect(page.headers[.xContentTypeOptions] == "nosniff")
+                #expect(page.text.contains("action=\"/v1/auth/verify/confirm\"") && page.text.contains("value=\"\(link)\""))
+            }
+            let refused = try await client.call(.post, "/v1/auth/login", json: ["email": "ann@example.com", "password": "correct horse"])
+            #expect(refused.status != .ok, "still unverified after the GETs: \(refused.text)")
+
+            let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+            let pressed = try await client.call(.post, "/v1/auth/verify/confirm", raw: Array("token=\(link)".utf8), headers: form)
+            #expect(pressed.status == .ok)
+            #expect(pressed.text.contains("ann@example.com is verified"))
+            let again = try await client.call(.post, "/v1/auth/verify/confirm", raw: Array("token=\(link)".utf8), headers: form)
             #expect(again.status == .badRequest)
             #expect(again.text.contains("already used or has expired"))
             #expect(try await client.call(.get, "/v1/auth/verify").status == .badRequest)
+            #expect(try await client.call(.post, "/v1/auth/verify/confirm", raw: Array("x=1".utf8), headers: form).status == .badRequest)
             _ = try await client.logIn("ann@example.com")
         }
     }
