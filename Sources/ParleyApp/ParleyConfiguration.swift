@@ -26,6 +26,8 @@ public struct ParleyConfiguration: Sendable {
     public var eventRetentionDays = 7
     /// Frames a realtime connection may have waiting before it counts as too slow and is closed.
     public var mailboxCapacity = 1024
+    /// Realtime sockets one user may hold open, all devices together.
+    public var maxConnectionsPerUser = 20
     /// The media relay's UDP socket (`::` is dual-stack: IPv4 and IPv6), and the addresses put
     /// in SDP answers: `mediaAnnouncedAddress` first, then `mediaAnnouncedAddresses`.
     public var mediaHost = "::"
@@ -129,6 +131,7 @@ public struct ParleyConfiguration: Sendable {
         maxAudioBytes = config.int(forKey: "uploads.maxAudioBytes", default: d.maxAudioBytes)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         mailboxCapacity = config.int(forKey: "realtime.mailboxCapacity", default: d.mailboxCapacity)
+        maxConnectionsPerUser = config.int(forKey: "realtime.maxConnectionsPerUser", default: d.maxConnectionsPerUser)
         adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
         mediaHost = config.string(forKey: "media.host", default: d.mediaHost)

@@ -105,11 +105,13 @@ public enum ParleyServer {
         ChatCommands.register(chat, into: &commands)
         CallCommands.register(calls, into: &commands)
         let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands, presence: calls, iceServers: iceServers,
-                                      settings: .init(mailboxCapacity: config.mailboxCapacity))
+                                      settings: .init(mailboxCapacity: config.mailboxCapacity,
+                                                      maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1)))
         var dependencies = HTTPDependencies(
             accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
         dependencies.iceServers = iceServers
+        dependencies.realtimeAdmits = { gateway.acceptsAnotherConnection(of: $0) }
         let pushStore = PushStore(database: database)
         dependencies.push = PushSetup(store: pushStore, bundleID: config.push.isConfigured ? config.push.bundleID : nil)
         // A device whose session ends gets no more pushes: its tokens go with it.

@@ -15,10 +15,14 @@ public struct RealtimeGateway: Sendable {
     public struct Settings: Sendable {
         public var maxFrameBytes: Int
         public var mailboxCapacity: Int
+        /// Open sockets one user may hold, all devices together; more are not upgraded
+        /// (the router answers `429 too_many_connections`).
+        public var maxConnectionsPerUser: Int
 
-        public init(maxFrameBytes: Int = 64 * 1024, mailboxCapacity: Int = 1024) {
+        public init(maxFrameBytes: Int = 64 * 1024, mailboxCapacity: Int = 1024, maxConnectionsPerUser: Int = 20) {
             self.maxFrameBytes = maxFrameBytes
             self.mailboxCapacity = mailboxCapacity
+            self.maxConnectionsPerUser = maxConnectionsPerUser
         }
     }
 
@@ -48,8 +52,9 @@ public struct RealtimeGateway: Sendable {
         return .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: settings.maxFrameBytes))) { request, channel, logger in
             guard let (path, query) = Self.split(request.path), path == Self.path,
                   let token = Self.token(headers: request.headerFields, query: query),
-                  let principal = try? await gateway.accounts.authenticate(accessToken: token)
-            else { return .dontUpgrade }   // the router answers: 401, or 400 upgrade_required
+                  let principal = try? await gateway.accounts.authenticate(accessToken: token),
+                  gateway.acceptsAnotherConnection(of: principal.userID)
+            else { return .dontUpgrade }   // the router answers: 401, 429 too_many_connections, or 400 upgrade_required
             var sessionLogger = logger
             sessionLogger[metadataKey: "user"] = "\(principal.userID)"
             let session = RealtimeSession(principal: principal, gateway: gateway, logger: sessionLogger)
@@ -58,6 +63,11 @@ public struct RealtimeGateway: Sendable {
                     .run(inbound: inbound, outbound: outbound, channel: channel)
             }
         }
+    }
+
+    /// Whether `user` may open one more socket (a soft bound: two at the same instant may both pass).
+    public func acceptsAnotherConnection(of user: UserID) -> Bool {
+        events.hub.connectionCount(of: user) < settings.maxConnectionsPerUser
     }
 
     static func split(_ path: String?) -> (String, Substring?)? {

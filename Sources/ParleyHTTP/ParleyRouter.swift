@@ -21,6 +21,9 @@ public struct HTTPDependencies: Sendable {
     public var health: @Sendable () async -> Bool
     /// Figures and the admin token for `/admin/…` and `/metrics`; disabled (401) unless set.
     public var operations = Operations.disabled
+    /// Whether a user may open another realtime socket (the gateway's per-user bound), for the
+    /// answer to a `GET /v1/realtime` that was not upgraded.
+    public var realtimeAdmits: @Sendable (UserID) -> Bool = { _ in true }
     /// TURN servers and credentials for `GET /v1/calls/ice-servers`; none unless set.
     public var iceServers = ICEServerIssuer.disabled
     /// Device tokens and notification settings; registration refused unless APNs is configured.
@@ -61,8 +64,12 @@ public enum ParleyRouter {
         // Reached only when the WebSocket upgrade did not happen.
         router.get("v1/realtime") { request, _ -> Response in
             guard let token = request.bearerToken ?? request.uri.queryParameters["token"].map(String.init),
-                  (try? await deps.accounts.authenticate(accessToken: token)) != nil
+                  let principal = try? await deps.accounts.authenticate(accessToken: token)
             else { throw ParleyError.unauthenticated }
+            guard deps.realtimeAdmits(principal.userID) else {
+                throw ParleyError(.rateLimited, code: "too_many_connections",
+                                  "This account has as many realtime connections open as it may; close one first")
+            }
             throw ParleyError(.badRequest, code: "upgrade_required", "Open this path as a WebSocket")
         }
         AuthRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)

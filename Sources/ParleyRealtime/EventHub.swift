@@ -89,6 +89,9 @@ public final class EventHub: Sendable {
         for user in users { deliver(frame, to: user) }
     }
 
+    /// Open connections of `user`, all devices together.
+    public func connectionCount(of user: UserID) -> Int { mailboxes.withLock { $0[user]?.count ?? 0 } }
+
     public var connectionCount: Int { mailboxes.withLock { $0.values.reduce(0) { $0 + $1.count } } }
     public var onlineUserCount: Int { mailboxes.withLock { $0.count } }
     public func isOnline(_ user: UserID) -> Bool { mailboxes.withLock { $0[user] != nil } }

@@ -77,6 +77,35 @@ import Testing
         }
     }
 
+    /// One user holds `realtime.maxConnectionsPerUser` sockets at most, all devices together;
+    /// another user is not affected, and a closed socket frees its place.
+    @Test func socketsPerUserAreBounded() async throws {
+        let parley = try await TestParley.start { $0.maxConnectionsPerUser = 2 }
+        try await parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
+            let (first, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            let (second, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            defer { second.close() }
+            await #expect(throws: (any Error).self) {
+                let (third, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+                third.close()
+            }
+            let refused = try await client.call(.get, "/v1/realtime", token: ann.accessToken)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.errorCode == "too_many_connections")
+            let (bos, _) = try await RealtimeClient.connect(port: client.port!, token: bo.accessToken)
+            bos.close()
+            first.close()
+            try await Self.waitUntilClosed(first)
+            for _ in 0..<100 where parley.parts.events.hub.connectionCount(of: .init(rawValue: ann.id)) > 1 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let (again, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            again.close()
+        }
+    }
+
     @Test func friendEventsReachEveryDeviceNumberedInOrder() async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
