@@ -66,7 +66,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
     private let process: Process
     private let stdin: Pipe
     private let control: ControlLines
-    private let stderrLog: StandInLog
+    private let stderrLog: OutputLog
 
     /// `https://127.0.0.1:<port>`: the base URL for `APNsConfiguration.url`.
     public var url: String { "https://127.0.0.1:\(port)" }
@@ -91,7 +91,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         process.standardOutput = stdout
         process.standardError = stderr
         let control = ControlLines(stdout: stdout.fileHandleForReading)
-        let log = StandInLog()
+        let log = OutputLog()
         stderr.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil } else { log.append(data) }
@@ -114,7 +114,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         }
     }
 
-    private init(process: Process, stdin: Pipe, control: ControlLines, log: StandInLog, port: Int, caFile: String, work: URL) {
+    private init(process: Process, stdin: Pipe, control: ControlLines, log: OutputLog, port: Int, caFile: String, work: URL) {
         self.process = process
         self.stdin = stdin
         self.control = control
@@ -194,7 +194,7 @@ private actor ControlLines {
 
     init(stdout: FileHandle) {
         let (stream, continuation) = AsyncStream<String>.makeStream()
-        let buffer = StandInLineBuffer()
+        let buffer = LineBuffer()
         stdout.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty {
@@ -207,12 +207,12 @@ private actor ControlLines {
         lines = stream
     }
 
-    func exchange(_ command: Data, writer: FileHandle, log: StandInLog) async throws -> String {
+    func exchange(_ command: Data, writer: FileHandle, log: OutputLog) async throws -> String {
         try writer.write(contentsOf: command)
         return try await next(timeout: .seconds(10), log: log)
     }
 
-    func next(timeout: Duration, log: StandInLog) async throws -> String {
+    func next(timeout: Duration, log: OutputLog) async throws -> String {
         let stream = lines
         let line: String? = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
@@ -230,38 +230,5 @@ private actor ControlLines {
         }
         guard let line else { throw APNsStandIn.StandInError.timedOut(log.text) }
         return line
-    }
-}
-
-/// Splits bytes into lines; called from one readability handler at a time.
-private final class StandInLineBuffer: @unchecked Sendable {
-    private var pending = Data()
-
-    func append(_ data: Data) -> [String] {
-        pending.append(data)
-        var lines: [String] = []
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-            pending = Data(pending[pending.index(after: newline)...])
-        }
-        return lines
-    }
-}
-
-/// What the stand-in wrote to stderr.
-private final class StandInLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    func append(_ more: Data) {
-        lock.lock()
-        data.append(more)
-        lock.unlock()
-    }
-
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data, as: UTF8.self)
     }
 }

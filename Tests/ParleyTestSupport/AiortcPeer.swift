@@ -47,7 +47,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
     private let process: Process
     private let stdin: Pipe
     private let lines: AsyncStream<String>
-    private let stderrLog: StderrLog
+    private let stderrLog: OutputLog
 
     /// The interpreter; records a failure (not a skip) when unset.
     public static func python(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
@@ -89,7 +89,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
             }
             for line in buffer.append(data) { continuation.yield(line) }
         }
-        let log = StderrLog()
+        let log = OutputLog()
         stderr.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil } else { log.append(data) }
@@ -137,38 +137,5 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
     public func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-    }
-}
-
-/// Splits bytes into lines; called from one readability handler at a time.
-private final class LineBuffer: @unchecked Sendable {
-    private var pending = Data()
-
-    func append(_ data: Data) -> [String] {
-        pending.append(data)
-        var lines: [String] = []
-        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            lines.append(String(decoding: pending[pending.startIndex..<newline], as: UTF8.self))
-            pending = Data(pending[pending.index(after: newline)...])
-        }
-        return lines
-    }
-}
-
-/// What the peer wrote to stderr, for failure messages.
-private final class StderrLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-
-    func append(_ more: Data) {
-        lock.lock()
-        data.append(more)
-        lock.unlock()
-    }
-
-    var text: String {
-        lock.lock()
-        defer { lock.unlock() }
-        return String(decoding: data, as: UTF8.self)
     }
 }
