@@ -21,6 +21,8 @@ struct ParleyCommand: AsyncParsableCommand {
     var data: String?
 
     func run() async throws {
+        // Everything Parley writes (database, files, mail, secrets) is the owner's alone.
+        umask(0o077)
         var configuration = try await ParleyConfiguration.load(file: config)
         if let port { configuration.httpPort = port }
         if let data { configuration.dataDirectory = data }

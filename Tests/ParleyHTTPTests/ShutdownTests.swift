@@ -6,6 +6,26 @@ import Testing
 /// before their sockets close, the process exits cleanly, and after a restart the call is in the
 /// history — the calls end first, the database closes last.
 @Suite struct ShutdownTests {
+    /// The data folder and what the server writes into it are the owner's alone.
+    @Test func theDataFolderIsOwnerOnly() async throws {
+        let live = try await LiveFriends.start(prefix: "parley-modes")
+        defer { live.server.kill9(); try? FileManager.default.removeItem(at: live.data) }
+        func mode(_ path: String) throws -> Int {
+            try #require(FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int)
+        }
+        let outbox = live.data.path + "/outbox"
+        let mails = try FileManager.default.contentsOfDirectory(atPath: outbox).filter { $0.hasSuffix(".eml") }
+        #expect(!mails.isEmpty)
+        for path in [outbox, live.data.path + "/files", live.data.path + "/avatars"] where FileManager.default.fileExists(atPath: path) {
+            let bits = try mode(path)
+            #expect(bits & 0o077 == 0, "\(path): \(String(bits, radix: 8))")
+        }
+        for path in [live.data.path + "/parley.sqlite", live.data.path + "/jwt-secret", outbox + "/" + mails[0]] {
+            let bits = try mode(path)
+            #expect(bits & 0o077 == 0, "\(path): \(String(bits, radix: 8))")
+        }
+    }
+
     @Test func sigtermEndsLiveCallsAndKeepsTheirRecords() async throws {
         let live = try await LiveFriends.start(prefix: "parley-shutdown")
         defer { try? FileManager.default.removeItem(at: live.data) }
