@@ -58,6 +58,14 @@ public final class AccountService: Sendable {
     }
 
     /// Creates an unverified account and mails the verification link.
+    /// Deletes accounts never verified within `unverifiedAccountLifetime`; how many went.
+    @discardableResult
+    public func sweepUnverified() async throws -> Int {
+        let removed = try await store.deleteUnverified(registeredBefore: clock.now().addingTimeInterval(-settings.unverifiedAccountLifetime))
+        if removed > 0 { logger.info("unverified accounts expired", metadata: ["count": "\(removed)"]) }
+        return removed
+    }
+
     public func register(_ form: Registration) async throws -> UserRecord {
         guard let name = AccountRules.cleanName(form.name) else { throw AccountErrors.invalidName }
         let email = AccountRules.normalizeEmail(form.email)

@@ -9,6 +9,9 @@ public struct AccountSettings: Sendable {
     public var bcryptCost: UInt8
     public var accessTokenLifetime: TimeInterval
     public var refreshTokenLifetime: TimeInterval
+    /// An account whose address was never verified is deleted this long after registering, and
+    /// its address is free again (someone else may have typed it).
+    public var unverifiedAccountLifetime: TimeInterval = 7 * 24 * 3600
     public var verificationTokenLifetime: TimeInterval
     public var resetTokenLifetime: TimeInterval
     public var maxAvatarBytes: Int

@@ -15,9 +15,11 @@ public protocol AccountStore: Sendable {
     func markVerified(id: UserID, at: Date) async throws
     /// Deletes the user and everything that cascades from it.
     func deleteUser(id: UserID) async throws
+    /// Deletes accounts never verified that were registered before `cutoff`; how many.
+    func deleteUnverified(registeredBefore cutoff: Date) async throws -> Int
     /// How many users show this avatar (content-addressed files are shared).
     func avatarReferences(hash: String) async throws -> Int
-    /// Verified users whose name or e-mail contains `query` (case-insensitive), ordered by name
+    /// Verified users whose name contains `query` or whose e-mail is `query` (case-insensitive), ordered by name
     /// then id, after `cursor`, never `viewer` or anyone in `excluding`.
     func searchUsers(query: String, viewer: UserID, excluding: Set<UserID>, after cursor: UserSearchCursor?, limit: Int) async throws -> [UserRecord]
 

@@ -107,6 +107,13 @@ public struct SQLAccountStore: AccountStore {
         }
     }
 
+    public func deleteUnverified(registeredBefore cutoff: Date) async throws -> Int {
+        try await database.transaction { sql in
+            try await sql.delete(from: "users").where("email_verified_at", .is, SQLLiteral.null)
+                .where("created_at", .lessThan, cutoff.storageMillis).returning("id").all().count
+        }
+    }
+
     public func avatarReferences(hash: String) async throws -> Int {
         try await database.withConnection { sql in
             try await sql.raw("SELECT COUNT(*) AS n FROM users WHERE avatar_hash = \(bind: hash)")

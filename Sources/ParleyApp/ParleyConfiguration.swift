@@ -17,6 +17,8 @@ public struct ParleyConfiguration: Sendable {
     public var passwordResetLink = "parley://password-reset?token={token}"
     public var loginFailuresPerAccount = 5
     public var loginAttemptsPerAddress = 30
+    /// Days after which an account whose address was never verified is deleted.
+    public var unverifiedAccountDays = 7
     public var loginWindowSeconds = 900
     public var maxAvatarBytes = 5 * 1024 * 1024
     public var maxImageBytes = 10 << 20
@@ -124,6 +126,7 @@ public struct ParleyConfiguration: Sendable {
         passwordResetLink = config.string(forKey: "auth.passwordResetLink", default: d.passwordResetLink)
         loginFailuresPerAccount = config.int(forKey: "auth.loginFailuresPerAccount", default: d.loginFailuresPerAccount)
         loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)
+        unverifiedAccountDays = config.int(forKey: "auth.unverifiedAccountDays", default: d.unverifiedAccountDays)
         loginWindowSeconds = config.int(forKey: "auth.loginWindowSeconds", default: d.loginWindowSeconds)
         maxAvatarBytes = config.int(forKey: "uploads.maxAvatarBytes", default: d.maxAvatarBytes)
         maxImageBytes = config.int(forKey: "uploads.maxImageBytes", default: d.maxImageBytes)

@@ -56,7 +56,7 @@ public enum ParleyServer {
 
         let mail = try MailSetup.transport(config, logger: logger)
         let publicBaseURL = config.effectivePublicBaseURL
-        let settings = AccountSettings(
+        var settings = AccountSettings(
             publicBaseURL: publicBaseURL,
             passwordResetLink: config.passwordResetLink,
             bcryptCost: UInt8(clamping: min(max(config.bcryptCost, 4), 31)),
@@ -66,6 +66,7 @@ public enum ParleyServer {
             loginFailuresPerAccount: config.loginFailuresPerAccount,
             loginAttemptsPerAddress: config.loginAttemptsPerAddress,
             loginWindow: TimeInterval(config.loginWindowSeconds))
+        settings.unverifiedAccountLifetime = TimeInterval(max(config.unverifiedAccountDays, 1)) * 86_400
         let secret = try config.jwtSecret.isEmpty ? SecretFile.load(dataDirectory + "/jwt-secret") : config.jwtSecret
         let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
         let accounts = AccountService(
@@ -142,7 +143,7 @@ public enum ParleyServer {
     public static func application(
         _ config: ParleyConfiguration, parts: Parts, logger: Logger, lifecycle: Bool = true
     ) -> some ApplicationProtocol {
-        let stories = parts.stories, events = parts.events, relay = parts.relay
+        let stories = parts.stories, events = parts.events, relay = parts.relay, accounts = parts.accounts
         return Application(
             router: parts.router,
             server: parts.gateway.serverBuilder(),
@@ -152,6 +153,7 @@ public enum ParleyServer {
             services: (lifecycle ? lifecycleServices(parts) : []) + [
                 PeriodicTask(name: "story-sweep", every: .seconds(300), logger: logger) { _ = try await stories.sweep() },
                 PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
+                PeriodicTask(name: "unverified-sweep", every: .seconds(3600), logger: logger) { try await accounts.sweepUnverified() },
             ],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.httpPort

@@ -116,4 +116,21 @@ import Testing
             #expect(try await client.register("Ann", "ann@example.com").status == .created, "nothing was stored by the refused attempt")
         }
     }
+
+    /// An address nobody verifies is freed a week later (someone may have typed another's
+    /// address); a verified account stays.
+    @Test func unverifiedAccountsExpireAndFreeTheirAddress() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test { client in
+            #expect(try await client.register("Typo", "bo@example.com").status == .created)
+            _ = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            #expect(try await client.register("Bo", "bo@example.com").errorCode == "email_taken")
+            parley.clock.advance(by: 7 * 24 * 3600 - 60)
+            #expect(try await parley.parts.accounts.sweepUnverified() == 0, "not a week yet")
+            parley.clock.advance(by: 120)
+            #expect(try await parley.parts.accounts.sweepUnverified() == 1)
+            #expect(try await client.register("Bo", "bo@example.com").status == .created, "the address is free again")
+            _ = try await client.logIn("ann@example.com")
+        }
+    }
 }
