@@ -45,20 +45,6 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         public var arrivalDate: Date { Date(timeIntervalSince1970: arrival) }
     }
 
-    public enum StandInError: Error, CustomStringConvertible {
-        case exited(String)
-        case timedOut(String)
-        case badLine(String)
-
-        public var description: String {
-            switch self {
-            case .exited(let log): "the APNs stand-in exited; stderr:\n\(log)"
-            case .timedOut(let log): "the APNs stand-in did not answer in time; stderr:\n\(log)"
-            case .badLine(let line): "the APNs stand-in printed something unexpected: \(line)"
-            }
-        }
-    }
-
     public let port: Int
     /// The PEM of the test CA that signed the stand-in's certificate (for 127.0.0.1 and localhost).
     public let caFile: String
@@ -102,7 +88,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         do {
             let line = try await control.next(timeout: .seconds(20), log: log)
             guard let ready = try? JSONDecoder().decode(Ready.self, from: Data(line.utf8)) else {
-                throw StandInError.badLine(line)
+                throw ChildProcessError.badLine("the APNs stand-in", line)
             }
             return APNsStandIn(process: process, stdin: stdin, control: control, log: log,
                                port: ready.port, caFile: ready.ca, work: work)
@@ -159,7 +145,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         do {
             return try JSONDecoder().decode(Answer.self, from: Data(line.utf8)).requests
         } catch {
-            throw StandInError.badLine("\(error): \(line)")
+            throw ChildProcessError.badLine("the APNs stand-in", "\(error): \(line)")
         }
     }
 
@@ -179,7 +165,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
 
     private func command(_ command: [String: Any]) async throws {
         let line = try await exchange(command)
-        guard line.contains("\"ok\": true") else { throw StandInError.badLine(line) }
+        guard line.contains("\"ok\": true") else { throw ChildProcessError.badLine("the APNs stand-in", line) }
     }
 
     private func exchange(_ command: [String: Any]) async throws -> String {
@@ -217,7 +203,7 @@ private actor ControlLines {
         let line: String? = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 var iterator = stream.makeAsyncIterator()
-                guard let line = await iterator.next() else { throw APNsStandIn.StandInError.exited(log.text) }
+                guard let line = await iterator.next() else { throw ChildProcessError.exited("the APNs stand-in", log.text) }
                 return line
             }
             group.addTask {
@@ -228,7 +214,7 @@ private actor ControlLines {
             group.cancelAll()
             return first
         }
-        guard let line else { throw APNsStandIn.StandInError.timedOut(log.text) }
+        guard let line else { throw ChildProcessError.timedOut("the APNs stand-in", log.text) }
         return line
     }
 }

@@ -30,20 +30,6 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         public var audioPackets: Int?
     }
 
-    public enum PeerError: Error, CustomStringConvertible {
-        case exited(String)
-        case timedOut(String)
-        case badLine(String)
-
-        public var description: String {
-            switch self {
-            case .exited(let log): "aiortc peer exited early; stderr:\n\(log)"
-            case .timedOut(let log): "aiortc peer timed out; stderr:\n\(log)"
-            case .badLine(let line): "aiortc peer printed something that is not a JSON message: \(line)"
-            }
-        }
-    }
-
     private let process: Process
     private let stdin: Pipe
     private let lines: AsyncStream<String>
@@ -106,7 +92,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         let line: String? = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 var iterator = stream.makeAsyncIterator()
-                guard let line = await iterator.next() else { throw PeerError.exited(log.text) }
+                guard let line = await iterator.next() else { throw ChildProcessError.exited("the aiortc peer", log.text) }
                 return line
             }
             group.addTask {
@@ -117,9 +103,9 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
             group.cancelAll()
             return first
         }
-        guard let line else { throw PeerError.timedOut(log.text) }
+        guard let line else { throw ChildProcessError.timedOut("the aiortc peer", log.text) }
         guard let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8)) else {
-            throw PeerError.badLine(line)
+            throw ChildProcessError.badLine("the aiortc peer", line)
         }
         return message
     }

@@ -32,3 +32,18 @@ final class OutputLog: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 }
+
+/// Why a child process (a peer, a stand-in) gave no usable answer; its stderr comes with it.
+public enum ChildProcessError: Error, CustomStringConvertible {
+    case exited(String, String)
+    case timedOut(String, String)
+    case badLine(String, String)
+
+    public var description: String {
+        switch self {
+        case .exited(let who, let log): "\(who) exited early; stderr:\n\(log)"
+        case .timedOut(let who, let log): "\(who) did not answer in time; stderr:\n\(log)"
+        case .badLine(let who, let line): "\(who) printed something that is not the JSON line expected: \(line)"
+        }
+    }
+}
