@@ -11,6 +11,8 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
     case unknownUsername
     /// MESSAGE-INTEGRITY or FINGERPRINT did not verify (RFC 8489 §14.5, §14.7).
     case badIntegrity
+    /// A check with ICE credentials an ICE restart replaced, past the overlap (RFC 8445 §9).
+    case staleCredentials
     /// DTLS from an address that passed no connectivity check for any leg.
     case dtlsForUnknownLeg
     /// SRTP/SRTCP from an address that passed no connectivity check.
@@ -44,6 +46,7 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
         case .stunIgnored: "stun_ignored"
         case .unknownUsername: "unknown_username"
         case .badIntegrity: "bad_integrity"
+        case .staleCredentials: "stale_credentials"
         case .dtlsForUnknownLeg: "dtls_for_unknown_leg"
         case .unknownSource: "unknown_source"
         case .notConnected: "not_connected"

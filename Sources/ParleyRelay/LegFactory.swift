@@ -24,13 +24,7 @@ struct LegFactory {
     }
 
     func makeLeg(id: LegID, offer: String, owner: String) throws(MediaRelayError) -> Setup {
-        let session: SessionDescription
-        do {
-            session = try SessionDescription(parsing: offer)
-        } catch {
-            throw .invalidOffer("The offer is not valid SDP: \(error)")
-        }
-
+        let session = try Self.parse(offer)
         var generator = SystemRandomNumberGenerator()
         var used: Set<UInt32> = [0]
         var streams: [String: SDPRelayStream] = [:]
@@ -54,6 +48,38 @@ struct LegFactory {
             otherAddresses: Array(configuration.effectiveAnnouncedAddresses.dropFirst()), port: port,
             streams: streams, sessionID: generator.next() >> 1, sessionVersion: 1, mediaStreamID: "parley-\(short)")
 
+        let (answer, first, remoteUfrag, remoteFingerprint) = try Self.answer(session, parameters: parameters)
+        let media = LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs)
+        guard media.audio != nil || media.video != nil else { throw .noAcceptableMedia }
+
+        let dtls: DTLSServer
+        do {
+            dtls = try DTLSServer(context: dtlsContext, remoteFingerprint: remoteFingerprint)
+        } catch {
+            throw .internalFailure("DTLS endpoint: \(error)")
+        }
+        let timeout = configuration.consentTimeout.components
+        let ice = ICELiteAgent(
+            localUfrag: parameters.iceUfrag, localPassword: parameters.icePwd, remoteUfrag: remoteUfrag,
+            consentTimeout: .nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000),
+            now: .now())
+        let leg = RelayLeg(id: id, owner: owner, media: media, ice: ice, dtls: dtls, answerParameters: parameters,
+                           remoteFingerprint: remoteFingerprint, localSetup: first.localSetup)
+        return Setup(leg: leg, answer: answer.sdp)
+    }
+
+    static func parse(_ offer: String) throws(MediaRelayError) -> SessionDescription {
+        do {
+            return try SessionDescription(parsing: offer)
+        } catch {
+            throw .invalidOffer("The offer is not valid SDP: \(error)")
+        }
+    }
+
+    /// Answers `session` with `parameters`; returns the answer, its first accepted section and
+    /// the client's ICE ufrag and DTLS fingerprint.
+    static func answer(_ session: SessionDescription, parameters: SDPRelayParameters) throws(MediaRelayError)
+        -> (SDPAnswer, NegotiatedMedia, remoteUfrag: String, DTLSFingerprint) {
         let answer: SDPAnswer
         do {
             answer = try SDPAnswerer.answer(offer: session, relay: parameters)
@@ -75,21 +101,6 @@ struct LegFactory {
         guard let remoteFingerprint = DTLSFingerprint(sdp: "\(offered.algorithm) \(offered.value)") else {
             throw .invalidOffer("Unsupported fingerprint \(offered.algorithm)")
         }
-        let media = LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs)
-        guard media.audio != nil || media.video != nil else { throw .noAcceptableMedia }
-
-        let dtls: DTLSServer
-        do {
-            dtls = try DTLSServer(context: dtlsContext, remoteFingerprint: remoteFingerprint)
-        } catch {
-            throw .internalFailure("DTLS endpoint: \(error)")
-        }
-        let timeout = configuration.consentTimeout.components
-        let ice = ICELiteAgent(
-            localUfrag: parameters.iceUfrag, localPassword: parameters.icePwd, remoteUfrag: remoteUfrag,
-            consentTimeout: .nanoseconds(timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000),
-            now: .now())
-        let leg = RelayLeg(id: id, owner: owner, media: media, ice: ice, dtls: dtls)
-        return Setup(leg: leg, answer: answer.sdp)
+        return (answer, first, remoteUfrag, remoteFingerprint)
     }
 }

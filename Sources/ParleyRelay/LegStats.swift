@@ -15,6 +15,11 @@ public struct LegStats: Sendable, Hashable {
     public var idleFor: Duration?
     /// The SRTP profile DTLS agreed, once connected.
     public var srtpProfile: String?
+    /// Where media to the leg goes (``MediaPath``: nominated and proved), once chosen.
+    public var sendAddress: PeerAddress?
+    /// Times that address changed after the first, and ICE restarts answered for the leg.
+    public var addressSwitches: UInt64 = 0
+    public var iceRestarts: UInt64 = 0
     /// RFC 3550 reception estimates for the audio and video the leg sends, if any.
     public var audio: StreamStats?
     public var video: StreamStats?

@@ -90,6 +90,25 @@ public final class MediaRelay: Sendable {
         return (id, setup.answer)
     }
 
+    /// Answers an ICE restart offer for a live leg (RFC 8445 §9, RFC 8839 §4.4.1.1.1) and
+    /// returns the answer SDP: fresh relay ufrag/pwd, the same fingerprint, DTLS role and SSRCs.
+    /// The leg keeps its DTLS association, SRTP contexts and partner — the other side sees no
+    /// change. Until the client's first check with the new credentials the old ones stay valid
+    /// (it keeps using the old pair meanwhile), then for ``ICELiteAgent/restartOverlap`` more.
+    ///
+    /// Throws `not_an_ice_restart` when the offer keeps the ufrag in use, `fingerprint_changed`,
+    /// `dtls_role_changed` or `media_changed` when it changes what the leg must keep,
+    /// `leg_not_live` for a leg that failed, closed or died, and the offer errors of
+    /// ``createLeg(offer:owner:)``.
+    public func restartICE(_ leg: LegID, offer: String) async throws(MediaRelayError) -> String {
+        let basis = try await onLoop { engine throws(MediaRelayError) in try engine.restartBasis(leg) }
+        let restart = try LegFactory(configuration: configuration, port: port, dtlsContext: dtlsContext)
+            .restart(basis, offer: offer)
+        let version = basis.parameters.sessionVersion
+        try await onLoop { engine throws(MediaRelayError) in try engine.applyRestart(leg, restart, basisVersion: version) }
+        return restart.answer
+    }
+
     /// Forwards a's media to b and b's to a.
     public func pair(_ a: LegID, _ b: LegID) async throws(MediaRelayError) {
         try await onLoop { engine throws(MediaRelayError) in try engine.pair(a, b) }

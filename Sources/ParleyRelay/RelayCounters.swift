@@ -10,6 +10,10 @@ public struct RelayCounters: Sendable, Hashable {
     public var bytesOut: UInt64 = 0
     /// SRTP/SRTCP that failed authentication or replay checks.
     public var decryptFailures: UInt64 = 0
+    /// ICE restarts answered (``MediaRelay/restartICE(_:offer:)``).
+    public var iceRestarts: UInt64 = 0
+    /// Times a leg's media moved to another address (NAT rebinding, network switch; ``MediaPath``).
+    public var addressSwitches: UInt64 = 0
     /// Drops by reason, indexed by ``DropReason/rawValue``; a fixed array, so counting never allocates.
     public private(set) var droppedByReason: [UInt64] = Array(repeating: 0, count: DropReason.allCases.count)
 

@@ -6,7 +6,7 @@ extension RelayEngine {
     /// whenever a receiver starts listening mid-stream: the sender's first key frame went out
     /// before the receiver was connected (or paired), and VP8 cannot be decoded without one.
     func requestKeyFrame(from leg: RelayLeg) {
-        guard leg.canReceiveMedia, let address = leg.nominatedAddress, let srtp = leg.srtp,
+        guard leg.canReceiveMedia, let address = leg.sendAddress, let srtp = leg.srtp,
               let video = leg.media.video, let clientSSRC = video.remotePrimarySSRC else { return }
         let pli = RTCPBuilder.pictureLossIndication(senderSSRC: video.localSSRC, mediaSSRC: clientSSRC)
         guard pli.count + srtp.profile.rtcpOverhead <= scratch.count else { return }

@@ -5,7 +5,7 @@ import ParleySRTP
 extension RelayEngine {
     /// SRTP or SRTCP (RFC 3711; first byte 128–191, RFC 7983 §7; RTCP by its second byte,
     /// RFC 5761 §4): unprotect with the sending leg's inbound session, rewrite for the target
-    /// (``ForwardingPlan``), protect with the target's outbound session, queue for its nominated
+    /// (``ForwardingPlan``), protect with the target's outbound session, queue for its send
     /// address. Works in place in `slot` (the datagram is `slot[0..<length]`); allocates nothing.
     func handleSRTP(_ slot: UnsafeMutableRawBufferPointer, length received: Int, from peer: PeerAddress, isRTCP: Bool) {
         guard let leg = legsByAddress[peer] else { return drop(.unknownSource) }
@@ -31,6 +31,8 @@ extension RelayEngine {
         }
         leg.packetsIn &+= 1
         leg.bytesIn &+= UInt64(received)
+        // Authenticated under the leg's keys: proof for MediaPath (one comparison for the target).
+        if let moved = leg.path.authenticated(from: peer, now: now) { sendAddressChanged(leg, moved) }
         let packet = UnsafeMutableRawBufferPointer(rebasing: slot[0..<length])
 
         // The plan is used in place (`leg.plan?.…`): binding it to a local would copy the struct
@@ -68,10 +70,10 @@ extension RelayEngine {
         }
     }
 
-    /// Protects `slot[0..<length]` in place for `target` and queues it (only to an address that
-    /// passed ICE, and only once the target's DTLS exported keys).
+    /// Protects `slot[0..<length]` in place for `target` and queues it (only to the address
+    /// ``MediaPath`` chose, and only once the target's DTLS exported keys).
     private func forward(_ slot: UnsafeMutableRawBufferPointer, length: Int, to target: RelayLeg, isRTCP: Bool) {
-        guard target.canReceiveMedia, let address = target.nominatedAddress, let srtp = target.srtp else {
+        guard target.canReceiveMedia, let address = target.sendAddress, let srtp = target.srtp else {
             return drop(.noTarget)
         }
         var length = length

@@ -53,16 +53,22 @@ extension RelayEngine {
               let leg = legsByUfrag[String(username[..<colon])] else { return drop(.unknownUsername) }
         let now = NIODeadline.now()
         switch leg.ice.handleBindingRequest(message, bytes: bytes, from: peer, now: now) {
-        case .success(let response, let isNewAddress, let nominatedNow):
+        case .success(let response, let isNewAddress, let useCandidate, let credentials):
             leg.lastActivity = now
             if isNewAddress {
                 legsByAddress[peer] = leg
                 logger.debug("valid connectivity check", metadata: ["leg": "\(leg.id)", "address": "\(peer)"])
             }
-            if nominatedNow {
-                leg.nominatedAddress = peer
-                logger.info("ICE nominated", metadata: ["leg": "\(leg.id)", "address": "\(peer)"])
-                requestKeyFramesForNewReceiver(leg)
+            if credentials == .renewed {
+                // The client moved to the restart's credentials: addresses checked with the old
+                // ones must check in again before they can take media (RFC 8445 §9).
+                leg.path.credentialsRenewed()
+                syncUfrags(leg)
+                logger.info("ICE restart in use", metadata: ["leg": "\(leg.id)", "address": "\(peer)"])
+            }
+            // Old credentials (within the overlap) keep the target alive but choose no address.
+            if credentials != .retiring || peer == leg.sendAddress {
+                sendAddressChanged(leg, leg.path.checked(from: peer, nominating: useCandidate, now: now))
             }
             if leg.state == .waitingForICE { leg.state = .handshaking }
             send(response, to: peer)
@@ -100,6 +106,10 @@ extension RelayEngine {
                 fail(leg, reason: "srtp_setup_failed: \(error)")
                 return
             }
+            // The handshake that derived the keys proves the address it completed from.
+            if let address = leg.dtlsAddress {
+                sendAddressChanged(leg, leg.path.authenticated(from: address, now: .now()))
+            }
             leg.state = .connected
             logger.info("leg connected", metadata: [
                 "leg": "\(leg.id)", "owner": "\(leg.owner)", "srtpProfile": "\(keys.profile.openSSLName)"])
@@ -114,6 +124,18 @@ extension RelayEngine {
             logger.info("leg closed by client", metadata: ["leg": "\(leg.id)", "owner": "\(leg.owner)"])
             events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .closed))
         }
+    }
+
+    /// Carries out a change of the leg's send target (``MediaPath``): media goes there from now
+    /// on, and the sender it receives from is asked for a key frame.
+    func sendAddressChanged(_ leg: RelayLeg, _ address: PeerAddress?) {
+        guard let address else { return }
+        let previous = leg.sendAddress
+        leg.sendAddress = address
+        if previous != nil { counters.addressSwitches &+= 1 }
+        logger.info("media address", metadata: [
+            "leg": "\(leg.id)", "address": "\(address)", "previous": "\(previous.map { "\($0)" } ?? "none")"])
+        requestKeyFramesForNewReceiver(leg)
     }
 
     private func fail(_ leg: RelayLeg, reason: String) {

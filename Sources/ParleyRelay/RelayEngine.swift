@@ -65,7 +65,7 @@ final class RelayEngine: @unchecked Sendable {
         guard !isShutDown else { throw .notRunning }
         guard legs.count < configuration.maxLegs else { throw .full(configuration.maxLegs) }
         legs[leg.id] = leg
-        legsByUfrag[leg.ice.localUfrag] = leg
+        syncUfrags(leg)
         counters.legs = legs.count
     }
 
@@ -102,7 +102,7 @@ final class RelayEngine: @unchecked Sendable {
     func release(_ id: LegID) {
         guard let leg = legs.removeValue(forKey: id) else { return }
         unpair(leg)
-        legsByUfrag.removeValue(forKey: leg.ice.localUfrag)
+        for ufrag in leg.registeredUfrags where legsByUfrag[ufrag] === leg { legsByUfrag.removeValue(forKey: ufrag) }
         // Every address the leg ever validated, including ones its agent has since forgotten.
         legsByAddress = legsByAddress.filter { $0.value !== leg }
         if let address = leg.dtlsAddress {
@@ -121,6 +121,17 @@ final class RelayEngine: @unchecked Sendable {
     func releaseAll() {
         isShutDown = true
         for id in Array(legs.keys) { release(id) }
+    }
+
+    /// Keeps ``legsByUfrag`` in step with the ufrags the leg's agent still answers to (one, or
+    /// more around an ICE restart).
+    func syncUfrags(_ leg: RelayLeg) {
+        let held = leg.ice.localUfrags
+        for ufrag in leg.registeredUfrags where !held.contains(ufrag) && legsByUfrag[ufrag] === leg {
+            legsByUfrag.removeValue(forKey: ufrag)
+        }
+        for ufrag in held { legsByUfrag[ufrag] = leg }
+        leg.registeredUfrags = held
     }
 
     private func unpair(_ leg: RelayLeg) {

@@ -1,5 +1,6 @@
 import NIOCore
 import ParleyDTLS
+import ParleySDP
 import ParleySRTP
 
 /// The two SRTP directions of a connected leg (RFC 5764 §4.2): the relay is the DTLS server, so
@@ -30,7 +31,16 @@ final class RelayLeg: @unchecked Sendable {
     /// ``media``'s per-packet answers as plain values, kept in step with it.
     private(set) var mediaLookup: LegMedia.Lookup
     var ice: ICELiteAgent
+    /// Which address media goes to (``MediaPath``); ``sendAddress`` mirrors its target.
+    var path = MediaPath()
     var dtls: DTLSServer
+    /// What the last answer was made of, kept for an ICE restart's answer: the same SSRCs,
+    /// fingerprint and session id, new ICE credentials, a higher session version.
+    var answerParameters: SDPRelayParameters
+    /// The client's certificate fingerprint from its first offer: a restart must not change it.
+    let remoteFingerprint: DTLSFingerprint
+    /// The relay's DTLS role in the first answer: a restart answer keeps it (RFC 8842 §5.5).
+    let localSetup: SDPSetupRole
     var srtp: SRTPPair?
     var state: LegState = .waitingForICE
 
@@ -40,8 +50,11 @@ final class RelayLeg: @unchecked Sendable {
     /// How this leg's packets are rewritten for ``target``.
     var plan: ForwardingPlan?
 
-    /// The nominated address (RFC 8445 §7.3.1.5): where media goes.
-    var nominatedAddress: PeerAddress?
+    /// Where media goes: ``path``'s target, as a plain value for the packet path. Nominated
+    /// and proved (see ``MediaPath``).
+    var sendAddress: PeerAddress?
+    /// The relay ufrags ``RelayEngine/legsByUfrag`` holds for this leg.
+    var registeredUfrags: [String] = []
     /// Where DTLS came from last: retransmissions and alerts go there.
     var dtlsAddress: PeerAddress?
 
@@ -50,22 +63,28 @@ final class RelayLeg: @unchecked Sendable {
     var packetsOut: UInt64 = 0
     var bytesOut: UInt64 = 0
     var decryptFailures: UInt64 = 0
+    var iceRestarts: UInt64 = 0
     var lastActivity: NIODeadline?
     /// RFC 3550 reception statistics per kind (audio, video).
     var reception: [RTPReceptionStatistics] = [RTPReceptionStatistics(), RTPReceptionStatistics()]
 
-    init(id: LegID, owner: String, media: LegMedia, ice: ICELiteAgent, dtls: consuming DTLSServer) {
+    init(id: LegID, owner: String, media: LegMedia, ice: ICELiteAgent, dtls: consuming DTLSServer,
+         answerParameters: SDPRelayParameters, remoteFingerprint: DTLSFingerprint, localSetup: SDPSetupRole) {
         self.id = id
         self.owner = owner
         self.media = media
         self.mediaLookup = LegMedia.Lookup(media)
         self.ice = ice
         self.dtls = dtls
+        self.answerParameters = answerParameters
+        self.remoteFingerprint = remoteFingerprint
+        self.localSetup = localSetup
     }
 
-    /// Whether media may be sent to this leg: ICE nominated an address and DTLS exported keys.
+    /// Whether media may be sent to this leg: an address was nominated and proved itself, and
+    /// DTLS exported keys.
     var canReceiveMedia: Bool {
-        state == .connected && nominatedAddress != nil
+        state == .connected && sendAddress != nil
     }
 
     func stats(now: NIODeadline) -> LegStats {
@@ -77,6 +96,9 @@ final class RelayLeg: @unchecked Sendable {
         stats.decryptFailures = decryptFailures
         stats.idleFor = lastActivity.map { .nanoseconds((now - $0).nanoseconds) }
         stats.srtpProfile = srtp.map { $0.profile.openSSLName }
+        stats.sendAddress = sendAddress
+        stats.addressSwitches = path.switches
+        stats.iceRestarts = iceRestarts
         for kind in RelayMediaKind.allCases {
             let reception = reception[kind.rawValue]
             guard reception.received > 0, let section = media[kind] else { continue }

@@ -32,11 +32,11 @@ import Testing
     func validCheck() throws {
         var agent = makeAgent()
         let outcome = handle(&agent, check(id: STUNTransactionID(9, 8, 7)))
-        guard case .success(let response, let isNew, let nominatedNow) = outcome else {
+        guard case .success(let response, let isNew, let useCandidate, let credentials) = outcome else {
             Issue.record("expected success, got \(outcome)")
             return
         }
-        #expect(isNew && !nominatedNow)
+        #expect(isNew && !useCandidate && credentials == .current)
         let parsed = try STUNMessage.parse(response).get()
         #expect(parsed.type == .bindingSuccessResponse)
         #expect(parsed.transactionID == STUNTransactionID(9, 8, 7))
@@ -44,27 +44,25 @@ import Testing
         #expect(parsed.verifyMessageIntegrity(response, key: relayKey))
         #expect(parsed.verifyFingerprint(response))
         #expect(agent.isValid(client))
-        #expect(agent.nominated == nil, "no USE-CANDIDATE, no nomination")
     }
 
-    @Test("USE-CANDIDATE nominates; aiortc's plain check first, then the nominating one")
+    @Test("USE-CANDIDATE is reported (aiortc's plain check first, then the nominating one); a new address is news once")
     func nomination() {
         var agent = makeAgent()
-        _ = handle(&agent, check())
-        #expect(agent.nominated == nil)
-        guard case .success(_, let isNew, let nominatedNow) = handle(&agent, check(useCandidate: true)) else {
-            Issue.record("nominating check refused")
+        guard case .success(_, true, false, .current) = handle(&agent, check()) else {
+            Issue.record("plain check")
             return
         }
-        #expect(!isNew && nominatedNow)
-        #expect(agent.nominated == client)
-        // Repeating the nomination is not news; a move to another address is.
-        guard case .success(_, _, let again) = handle(&agent, check(useCandidate: true)) else { return }
-        #expect(!again)
+        guard case .success(_, false, true, .current) = handle(&agent, check(useCandidate: true)) else {
+            Issue.record("nominating check from the same address")
+            return
+        }
         let moved = PeerAddress(ipv4: 0x7F00_0001, port: 40002)
-        guard case .success(_, let newAddress, let renominated) = handle(&agent, check(useCandidate: true), from: moved) else { return }
-        #expect(newAddress && renominated)
-        #expect(agent.nominated == moved)
+        guard case .success(_, true, true, .current) = handle(&agent, check(useCandidate: true), from: moved) else {
+            Issue.record("nominating check from a new address")
+            return
+        }
+        #expect(agent.validAddresses == [client, moved])
     }
 
     @Test("checks with the wrong password, username or fingerprint are dropped without an answer")
@@ -108,5 +106,71 @@ import Testing
         // An invalid check does not refresh consent.
         _ = handle(&agent, check(key: STUNIntegrityKey(password: "wrongwrongwrongwrongwrong")), at: Self.start + .seconds(40))
         #expect(agent.consent(now: Self.start + .seconds(41)) == .expired)
+    }
+
+    // MARK: ICE restart (RFC 8445 §9)
+
+    static let newKey = STUNIntegrityKey(password: "newpasswordnewpasswordnw")
+
+    func restarted() -> ICELiteAgent {
+        var agent = makeAgent()
+        _ = handle(&agent, check(useCandidate: true))
+        let dropped = agent.restart(localUfrag: "relay456", localPassword: "newpasswordnewpasswordnw",
+                                    remoteUfrag: "Zq9w", now: Self.start + .seconds(1))
+        #expect(dropped.isEmpty)
+        return agent
+    }
+
+    @Test("after a restart the old credentials stay valid until the new ones are used, then for the overlap")
+    func restartOverlap() {
+        var agent = restarted()
+        #expect(agent.localUfrags == ["relay123", "relay456"])
+        // The client keeps the old pair until its new checks succeed.
+        #expect(handle(&agent, check(), at: Self.start + .seconds(5)).credentials == .current)
+        let renewedAt = Self.start + .seconds(6)
+        #expect(handle(&agent, check(username: "relay456:Zq9w", useCandidate: true, key: Self.newKey), at: renewedAt)
+            .credentials == .renewed)
+        #expect(agent.localUfrag == "relay456" && agent.remoteUfrag == "Zq9w")
+        #expect(handle(&agent, check(username: "relay456:Zq9w", key: Self.newKey), at: renewedAt).credentials == .current)
+        // Old checks in flight are still answered for the overlap, then dropped.
+        #expect(handle(&agent, check(), at: renewedAt + ICELiteAgent.restartOverlap).credentials == .retiring)
+        #expect(handle(&agent, check(), at: renewedAt + ICELiteAgent.restartOverlap + .milliseconds(1)) == .drop(.staleCredentials))
+        // A retiring ufrag with the wrong password is not authentic either.
+        var again = restarted()
+        _ = handle(&again, check(username: "relay456:Zq9w", key: Self.newKey), at: renewedAt)
+        #expect(handle(&again, check(key: Self.newKey), at: renewedAt) == .drop(.badIntegrity))
+    }
+
+    @Test("the new ufrag with the old password, or the old remote ufrag with the new local one, is refused")
+    func restartCredentialsAreAPair() {
+        var agent = restarted()
+        #expect(handle(&agent, check(username: "relay456:Zq9w")) == .drop(.badIntegrity))
+        #expect(handle(&agent, check(username: "relay456:YkJn", key: Self.newKey)) == .drop(.unknownUsername))
+        #expect(agent.pending != nil, "a refused check does not switch credentials")
+    }
+
+    @Test("a second restart before the first was used replaces it; the unused ufrag is given back")
+    func restartTwice() {
+        var agent = restarted()
+        let dropped = agent.restart(localUfrag: "relay789", localPassword: "thirdpasswordthirdpassw",
+                                    remoteUfrag: "Kp3x", now: Self.start + .seconds(2))
+        #expect(dropped == ["relay456"])
+        #expect(agent.localUfrags == ["relay123", "relay789"])
+        #expect(handle(&agent, check(username: "relay456:Zq9w", key: Self.newKey)) == .drop(.unknownUsername))
+        #expect(handle(&agent, check(), at: Self.start + .seconds(3)).credentials == .current)
+    }
+
+    @Test("checks with either credentials refresh consent across a restart")
+    func restartConsent() {
+        var agent = restarted()
+        _ = handle(&agent, check(username: "relay456:Zq9w", key: Self.newKey), at: Self.start + .seconds(20))
+        #expect(agent.consent(now: Self.start + .seconds(49)) == .fresh)
+    }
+}
+
+extension ICELiteAgent.CheckOutcome {
+    /// The credentials a successful check used; nil otherwise.
+    var credentials: ICELiteAgent.CredentialUse? {
+        if case .success(_, _, _, let use) = self { use } else { nil }
     }
 }

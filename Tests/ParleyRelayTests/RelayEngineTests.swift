@@ -57,15 +57,15 @@ import Testing
         #expect(video.remoteSSRCs.first == 2052986180, "the FID group's first SSRC is primary")
     }
 
-    @Test("a valid check registers the address; USE-CANDIDATE nominates; DTLS and SRTP are accepted only from it")
+    @Test("a valid check registers the address; nominated is not yet a send address; DTLS and SRTP are accepted only from it")
     func demultiplexing() throws {
         let (leg, _) = try makeLeg()
         engine.receive(datagram(check(for: leg, useCandidate: false), from: 40000))
         #expect(engine.legsByAddress[PeerAddress(ipv4: 0x7F00_0001, port: 40000)] === leg)
         #expect(leg.state == .handshaking)
-        #expect(leg.nominatedAddress == nil)
         engine.receive(datagram(check(for: leg, useCandidate: true), from: 40000))
-        #expect(leg.nominatedAddress?.port == 40000)
+        #expect(leg.sendAddress == nil, "nominated, but nothing authenticated came from it yet")
+        #expect(leg.path.isChecked(PeerAddress(ipv4: 0x7F00_0001, port: 40000)))
 
         engine.receive(datagram([22, 0xFE, 0xFD] + [UInt8](repeating: 0, count: 30), from: 40001))
         #expect(engine.counters[.dtlsForUnknownLeg] == 1)

@@ -22,12 +22,26 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         public var remoteIceLite: Bool?
         public var remoteSetup: String?
         public var error: String?
+        /// A progress line's seconds since the counting window opened (`--progress`).
+        public var t: Double?
         // chromium_turn_peer.py: relay candidates in the offer, and the pair media went through.
         public var relayCandidates: Int?
         public var candidateType: String?
         public var relayProtocol: String?
         public var connectionState: String?
         public var audioPackets: Int?
+        // chromium_restart_peer.py: the restart offer, and media around the restart.
+        public var restart: Bool?
+        public var videoFramesBefore: Int?
+        public var audioPacketsBefore: Int?
+        public var videoGapSeconds: Double?
+        public var audioGapSeconds: Double?
+        public var baselineVideoGapSeconds: Double?
+        public var connectionStates: [String]?
+        public var ufragBefore: String?
+        public var ufragAfter: String?
+        public var pairChanges: Int?
+        public var restartAnsweredAfter: Double?
     }
 
     private let process: Process

@@ -7,6 +7,7 @@ frames it DECODES from its own remote tracks — for an echo leg, its own media 
 Protocol on stdio (one JSON object per line):
   stdout  {"type": "offer", "sdp": ...}          the offer, after ICE gathering (no trickle)
   stdin   {"sdp": ...}                           the relay's answer
+  stdout  {"type": "progress", "audioFrames": N, "videoFrames": N, "t": S}   with --progress, every few seconds
   stdout  {"type": "result", "audioFrames": N, "videoFrames": N, "srtpProfile": ..., ...}
 Logs go to stderr. Everything stays on loopback: aioice gathers only 127.0.0.1 (or ::1 with
 `--address ::1`), no STUN/TURN servers, remote candidates other than UDP on that address are
@@ -215,6 +216,15 @@ async def run(args):
     profile = dtls._ssl.get_selected_srtp_profile().decode()
     window["open"] = True
     t0 = time.monotonic()
+
+    async def report_progress():
+        # {"type": "progress"} lines while the window is open, so a test can see frames over time.
+        while window["open"]:
+            await asyncio.sleep(args.progress)
+            emit({"type": "progress", "audioFrames": counts["audio"], "videoFrames": counts["video"],
+                  "t": round(time.monotonic() - t0, 3)})
+
+    progress = asyncio.ensure_future(report_progress()) if args.progress > 0 else None
     if args.from_first_frame:
         # In a call the other side may join later: count `seconds` from the first frame received.
         deadline = t0 + args.connect_timeout
@@ -226,6 +236,8 @@ async def run(args):
     else:
         await asyncio.sleep(args.seconds)
     window["open"] = False
+    if progress:
+        progress.cancel()
     result = {
         "type": "result",
         "audioFrames": counts["audio"],
@@ -256,6 +268,8 @@ def main():
     p.add_argument("--seconds", type=float, default=5.0)
     p.add_argument("--from-first-frame", action="store_true",
                    help="open the counting window at the first frame received (for calls, where the peer joins later)")
+    p.add_argument("--progress", type=float, default=0.0,
+                   help="print a progress line with the frame counts every this many seconds (0: none)")
     p.add_argument("--width", type=int, default=320)
     p.add_argument("--height", type=int, default=240)
     p.add_argument("--connect-timeout", type=float, default=20.0)
