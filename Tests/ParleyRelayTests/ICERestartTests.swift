@@ -113,6 +113,19 @@ import Testing
         #expect(MediaRelayError.notAnICERestart.parleyError.kind == .badRequest)
     }
 
+    @Test("SSRCs learnt from the client's RTP survive a restart offer without a=ssrc; new header extension ids are taken")
+    func mediaAcrossRestart() throws {
+        let (leg, _) = try makeLeg()
+        leg.media.learnRemoteSSRC(0xABCD_0001, for: .audio)
+        let withoutSSRCs = Self.restartOffer.split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("a=ssrc") }.joined(separator: "\n")
+            .replacingOccurrences(of: "a=extmap:2 urn:ietf:params:rtp-hdrext:ssrc-audio-level", with: "a=extmap:5 urn:ietf:params:rtp-hdrext:ssrc-audio-level")
+        _ = try restart(leg, offer: withoutSSRCs)
+        #expect(leg.media.audio?.remoteSSRCs.first == 0xABCD_0001)
+        #expect(leg.media.audio?.extensionID("urn:ietf:params:rtp-hdrext:ssrc-audio-level") == 5)
+        #expect(leg.media.video?.remotePrimarySSRC == 2052986180)
+    }
+
     @Test("a restart answered meanwhile makes a stale one fail rather than overwrite it")
     func staleRestart() throws {
         let (leg, _) = try makeLeg()
