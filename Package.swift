@@ -34,6 +34,10 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
+        // The realtime protocol: every event in one catalogue, every command decoded once, one encoder;
+        // and the wire values (messages, calls) REST and realtime share.
+        .target(name: "ParleyProtocol", dependencies: ["ParleyCore"]),
+
         // Wire codecs: pure values, no I/O.
         .target(name: "ParleySTUN", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         .target(name: "ParleyRTP"),
@@ -73,7 +77,7 @@ let package = Package(
 
         // Infrastructure below the domain.
         .target(name: "ParleyStorage", dependencies: [
-            "ParleyCore",
+            "ParleyCore", "ParleyProtocol",
             .product(name: "SQLKit", package: "sql-kit"),
             .product(name: "SQLiteKit", package: "sqlite-kit"),
             .product(name: "Logging", package: "swift-log"),
@@ -100,30 +104,30 @@ let package = Package(
         ]),
 
         .target(name: "ParleyFriends", dependencies: [
-            "ParleyCore", "ParleyStorage",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .target(name: "ParleyChat", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyFiles", "ParleyFriends",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyFiles", "ParleyFriends",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         .target(name: "ParleyStories", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyChat", "ParleyFriends",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyChat", "ParleyFriends",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Calls: the signalling state machine over the relay, and the echo test call.
         .target(name: "ParleyCalls", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyRelay", "ParleyFriends", "ParleyChat",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRelay", "ParleyFriends", "ParleyChat",
             .product(name: "Crypto", package: "swift-crypto"),   // TURN credentials (HMAC-SHA1)
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Push to devices whose app is closed: the APNs provider (HTTP/2, token auth) and who gets what.
         .target(name: "ParleyPush", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyRealtime",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRealtime",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -134,18 +138,18 @@ let package = Package(
 
         // Per-user numbered events: stored, then delivered to live connections.
         .target(name: "ParleyRealtime", dependencies: [
-            "ParleyCore", "ParleyStorage",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
-            "ParleyCore", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyFiles", "ParleyPush",
+            "ParleyCore", "ParleyProtocol", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyFiles", "ParleyPush",
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
 
         .target(name: "ParleyGateway", dependencies: [
-            "ParleyCore", "ParleyRealtime", "ParleyAccounts", "ParleyChat", "ParleyCalls",
+            "ParleyCore", "ParleyProtocol", "ParleyRealtime", "ParleyAccounts", "ParleyChat", "ParleyCalls",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -153,7 +157,7 @@ let package = Package(
 
         // Wiring: configuration, services, lifecycle.
         .target(name: "ParleyApp", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway", "ParleyPush",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway", "ParleyPush",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -198,9 +202,10 @@ let package = Package(
         ], path: "Tests/ParleyTestSupport"),
         .testTarget(name: "ParleyFilesTests", dependencies: ["ParleyFiles", "ParleyTestSupport"]),
         .testTarget(name: "ParleyCodecsTests", dependencies: ["ParleyCodecs"]),
-        .testTarget(name: "ParleyCallsTests", dependencies: ["ParleyCalls"]),
+        .testTarget(name: "ParleyCallsTests", dependencies: ["ParleyCalls", "ParleyProtocol", "ParleyRelay"]),
+        .testTarget(name: "ParleyProtocolTests", dependencies: ["ParleyProtocol"]),
         .testTarget(name: "ParleyPushTests", dependencies: [
-            "ParleyPush", "ParleyCore", "ParleyTestSupport",
+            "ParleyPush", "ParleyCore", "ParleyProtocol", "ParleyTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -209,7 +214,7 @@ let package = Package(
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
             "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
-            "ParleyCore", "ParleyStorage", "ParleyRealtime", "ParleySTUN",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRealtime", "ParleySTUN",
             .product(name: "Crypto", package: "swift-crypto"),   // MD5 of TURN's long-term key in the coturn tests
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

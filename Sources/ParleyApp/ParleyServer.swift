@@ -99,13 +99,11 @@ public enum ParleyServer {
             logger: logger)
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)
         let calls = CallService(
-            relay: relay, friends: friends, chat: chat, events: events, store: SQLCallStore(database: database), clock: clock,
+            legs: relay, permissions: friends, recorder: StoredCallRecorder(store: SQLCallStore(database: database), chat: chat),
+            events: events, timers: SystemCallTimers(clock: clock),
             settings: .init(ringTimeout: .seconds(config.ringSeconds), reconnectGrace: .seconds(config.reconnectGraceSeconds)),
             logger: logger)
-        var commands = RealtimeCommands()
-        ChatCommands.register(chat, into: &commands)
-        CallCommands.register(calls, into: &commands)
-        let gateway = RealtimeGateway(accounts: accounts, events: events, commands: commands, presence: calls, iceServers: iceServers,
+        let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,
                                                       maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1)))
         var dependencies = HTTPDependencies(
@@ -172,7 +170,7 @@ extension ParleyServer {
     static func lifecycleServices(_ parts: Parts) -> [any Service] {
         [DatabaseCloser(database: parts.database), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
-            + [CallKeeper(calls: parts.calls)]
+            + [CallKeeper(calls: parts.calls, relay: parts.relay)]
     }
 
     /// Runs the server until SIGTERM or SIGINT, then stops in the order written down here: every
@@ -183,7 +181,7 @@ extension ParleyServer {
         let app = application(config, parts: parts, logger: logger, lifecycle: false)
         let services: [any Service] = [DatabaseCloser(database: parts.database), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
-            + [app, CallKeeper(calls: parts.calls)]
+            + [app, CallKeeper(calls: parts.calls, relay: parts.relay)]
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
@@ -210,9 +208,10 @@ struct PeriodicTask: Service {
 /// Follows the relay's leg events for the calls; ends every call at shutdown.
 struct CallKeeper: Service {
     let calls: CallService
+    let relay: MediaRelay
 
     func run() async throws {
-        let follower = Task { await calls.followRelay() }
+        let follower = Task { await calls.followRelay(relay.events) }
         try? await gracefulShutdown()
         await calls.shutdown()
         follower.cancel()

@@ -3,54 +3,40 @@ import ParleyCore
 import ParleyRelay
 
 extension CallService: DevicePresence {
-    /// Follows the relay's leg events: a leg that dies (consent lost, DTLS failed) loses its call.
-    public func followRelay() async {
-        for await event in relay.events {
+    /// Follows the relay's leg events: a leg that ends (consent lost, DTLS closed by the peer or
+    /// failed) ends its call `connection_lost` at once for the other side.
+    public func followRelay(_ relayEvents: AsyncStream<LegEvent>) async {
+        for await event in relayEvents {
             switch event.kind {
-            case .dead, .failed:
-                let id = CallID(rawValue: event.owner)
-                if calls[id] != nil { try? await apply(.connectionLost, to: id) }
-            default:
+            case .dead, .failed, .closed:
+                await legLost(CallID(rawValue: event.owner))
+            case .connected:
                 break
             }
         }
     }
 
+    public func legLost(_ id: CallID) async {
+        await perform(book.legLost(id, at: timers.now()))
+    }
+
     /// A device left the realtime socket: if it is in a call, the call waits for it a while.
-    public func deviceDisconnected(_ device: SessionID, user: UserID) {
-        for (id, entry) in calls where entry.machine.involves(user) && participates(device, entry.machine) {
-            calls[id]?.graceTimers[device]?.cancel()
-            calls[id]?.graceTimers[device] = timer(after: settings.reconnectGrace) { service in
-                try await service.apply(.connectionLost, to: id)
-            }
-        }
+    public func deviceDisconnected(_ device: SessionID, user: UserID) async {
+        await perform(book.deviceLeft(device, user: user))
     }
 
     /// The device is back in time: its call goes on.
-    public func deviceReconnected(_ device: SessionID, user: UserID) {
-        for (id, entry) in calls where entry.machine.involves(user) {
-            entry.graceTimers[device]?.cancel()
-            calls[id]?.graceTimers[device] = nil
-        }
-    }
-
-    /// The caller's device, or the callee's device that answered.
-    func participates(_ device: SessionID, _ machine: CallStateMachine) -> Bool {
-        if device == machine.callerDevice { return true }
-        if case .active(let answeredBy, _) = machine.phase { return device == answeredBy }
-        return false
+    public func deviceReconnected(_ device: SessionID, user: UserID) async {
+        await perform(book.deviceReturned(device, user: user))
     }
 
     /// Ends every call: the server is stopping.
     public func shutdown() async {
-        for id in Array(calls.keys) { try? await apply(.shutdown, to: id) }
+        await perform(book.shutdown(at: timers.now()))
     }
 
     /// Calls by state, for /admin/status.
-    public func counts() -> (ringing: Int, active: Int, ended: Int) {
-        let ringing = calls.values.filter { $0.machine.phase == .ringing }.count
-        return (ringing, calls.count - ringing, endedCount)
-    }
+    public func counts() -> (ringing: Int, active: Int, ended: Int) { book.counts }
 
     /// The user's call history, newest first, missed calls included.
     public func history(of user: UserID, cursor: String?, limit: Int) async throws -> (calls: [CallHistoryRecord], next: String?) {
@@ -62,7 +48,7 @@ extension CallService: DevicePresence {
             position = (time, String(parts[1]))
         }
         let limit = min(max(limit, 1), 100)
-        let page = try await store.calls(of: user, before: position, limit: limit + 1)
+        let page = try await recorder.calls(of: user, before: position, limit: limit + 1)
         let shown = Array(page.prefix(limit))
         let next = page.count > limit ? shown.last.map { Base64URL.encode(Array("\(Int64(($0.startedAt.timeIntervalSince1970 * 1000).rounded())):\($0.id.rawValue)".utf8)) } : nil
         return (shown, next)

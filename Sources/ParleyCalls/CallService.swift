@@ -1,228 +1,143 @@
 import Foundation
 import Logging
-import ParleyChat
 import ParleyCore
-import ParleyFriends
+import ParleyProtocol
 import ParleyRelay
 
-/// Carries out what each call's state machine decides: tells devices, creates, pairs and
-/// releases relay legs, runs the ring and reconnect timers, and writes the record.
-/// An actor: every call changes one step at a time; after each `await` the state is re-read.
+/// Carries out what the `CallBook` decides: makes, pairs and releases relay legs, tells devices,
+/// runs the timers and writes the records. It decides nothing itself: every rule is in the book.
+/// An actor: the book changes one step at a time; after each `await` it is read again.
 public actor CallService {
-    public struct Settings: Sendable {
-        public var ringTimeout: Duration
-        /// How long a device that dropped off the realtime socket keeps its call.
-        public var reconnectGrace: Duration
-
-        public init(ringTimeout: Duration = .seconds(45), reconnectGrace: Duration = .seconds(20)) {
-            self.ringTimeout = ringTimeout
-            self.reconnectGrace = reconnectGrace
-        }
-    }
-
-    struct Entry {
-        var machine: CallStateMachine
-        var callerLeg: LegID
-        var calleeLeg: LegID?
-        var ringTimer: Task<Void, Never>?
-        var graceTimers: [SessionID: Task<Void, Never>] = [:]
-    }
-
-    let relay: MediaRelay
-    let friends: FriendService
-    let chat: ChatService
+    let legs: any CallLegs
+    let permissions: any CallPermissions
+    let recorder: any CallRecorder
     let events: any EventPublisher
-    let store: SQLCallStore
-    let clock: any WallClock
-    let settings: Settings
+    let timers: any CallTimers
     let logger: Logger
-    var calls: [CallID: Entry] = [:]
-    /// Calls that ended lately, so late commands hear `call_ended` rather than `call_not_found`.
-    var recentlyEnded: [CallID: (users: Set<UserID>, at: Date)] = [:]
-    var endedCount = 0
+    var book: CallBook
+    var running: [CallBook.Timer: CallTimerHandle] = [:]
 
-    public init(relay: MediaRelay, friends: FriendService, chat: ChatService, events: any EventPublisher, store: SQLCallStore,
-                clock: any WallClock, settings: Settings, logger: Logger) {
-        self.relay = relay
-        self.friends = friends
-        self.chat = chat
+    public init(legs: any CallLegs, permissions: any CallPermissions, recorder: any CallRecorder, events: any EventPublisher,
+                timers: any CallTimers, settings: CallBook.Settings, logger: Logger) {
+        self.legs = legs
+        self.permissions = permissions
+        self.recorder = recorder
         self.events = events
-        self.store = store
-        self.clock = clock
-        self.settings = settings
+        self.timers = timers
         self.logger = logger
+        self.book = CallBook(settings: settings)
     }
 
-    /// What `call.invite` answers.
-    public struct Invitation: Sendable, Encodable {
-        public let callId: String
+    /// What `call.invite` answers: the call's id and the relay's answer, or how it ended at once.
+    public struct Invitation: Sendable, Equatable {
+        public let callId: CallID
         public let sdp: String?
-        /// Set when the call ended at once (`busy`).
         public let ended: CallEndReason?
     }
 
-    /// Places a call. Friends only; a callee already in a call makes it end `busy` at once; a
-    /// callee whose own call to this caller is still ringing gets it answered (glare).
+    /// Places a call (friends only). A callee in another call makes it end `busy` at once; a
+    /// callee whose own call to this caller is ringing, or still being placed, gets that call
+    /// answered instead (glare: two invites that cross become one call).
     public func invite(from caller: UserID, device: SessionID, to callee: UserID, media: CallMedia, sdp: String) async throws -> Invitation {
         guard caller != callee else { throw CallErrors.callYourself }
-        try await friends.requireFriendship(from: caller, to: callee)
-        if let glare = calls.first(where: { $0.value.machine.caller == callee && $0.value.machine.callee == caller && $0.value.machine.phase == .ringing }) {
-            let answer = try await accept(glare.key, by: caller, device: device, sdp: sdp)
-            return Invitation(callId: glare.key.rawValue, sdp: answer, ended: nil)
-        }
-        if activeCall(of: caller) != nil { throw CallErrors.alreadyInCall }
+        try await permissions.requireFriendship(from: caller, to: callee)
         let id = CallID.generate()
-        let now = clock.now()
-        if activeCall(of: callee) != nil {
-            var machine = CallStateMachine(id: id, caller: caller, callerDevice: device, callee: callee, media: media, startedAt: now)
-            // Never rang: ended busy for the caller, a missed call for the callee.
-            _ = try? machine.handle(.hangup(user: caller), at: now)
-            await finish(machine, reason: .busy, answered: false, duration: 0)
-            remember(machine)
-            return Invitation(callId: id.rawValue, sdp: nil, ended: .busy)
+        switch try book.invite(id, from: caller, device: device, to: callee, media: media, at: timers.now()) {
+        case .glare(let crossing):
+            logger.info("calls crossed; answering the other", metadata: ["call": "\(crossing)"])
+            let answer = try await accept(crossing, by: caller, device: device, sdp: sdp)
+            return Invitation(callId: crossing, sdp: answer, ended: nil)
+        case .busy(let actions):
+            await perform(actions)
+            return Invitation(callId: id, sdp: nil, ended: .busy)
+        case .placed:
+            let created: (LegID, answer: String)
+            do {
+                created = try await legs.makeLeg(offer: sdp, call: id)
+            } catch {
+                await perform(book.legFailed(id, at: timers.now()))
+                throw error
+            }
+            await perform(book.legReady(id, .caller, created.0, at: timers.now()))
+            logger.info("call placed", metadata: ["call": "\(id)", "media": "\(media.rawValue)"])
+            return Invitation(callId: id, sdp: created.answer, ended: nil)
         }
-        let (leg, answer) = try await createLeg(offer: sdp, owner: id)
-        if activeCall(of: caller) != nil || activeCall(of: callee) != nil {   // someone else was faster meanwhile
-            await relay.release(leg)
-            throw CallErrors.alreadyInCall
-        }
-        var entry = Entry(machine: CallStateMachine(id: id, caller: caller, callerDevice: device, callee: callee, media: media, startedAt: now),
-                          callerLeg: leg)
-        entry.ringTimer = timer(after: settings.ringTimeout) { try await $0.apply(.ringTimeout, to: id) }
-        calls[id] = entry
-        await events.publish(type: "call.incoming", payload: Incoming(callId: id.rawValue, from: caller.rawValue, media: media), to: [callee])
-        logger.info("call ringing", metadata: ["call": "\(id)", "media": "\(media.rawValue)"])
-        return Invitation(callId: id.rawValue, sdp: answer, ended: nil)
     }
 
     /// The first of the callee's devices to answer gets the call.
     public func accept(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
-        let entry = try liveCall(id, for: user)
-        try entry.machine.check(.accept(user: user, device: device))
-        let (leg, answer) = try await createLeg(offer: sdp, owner: id)
-        guard let current = calls[id], (try? current.machine.check(.accept(user: user, device: device))) != nil else {
-            await relay.release(leg)   // hung up or answered elsewhere while the leg was made
-            throw calls[id] == nil ? CallErrors.callEnded : CallErrors.alreadyAnswered
+        try book.checkAccept(id, by: user, device: device)
+        let (leg, answer) = try await legs.makeLeg(offer: sdp, call: id)
+        let actions: [CallBook.Action]
+        do {
+            actions = try book.accept(id, by: user, device: device, leg: leg, at: timers.now())
+        } catch {
+            await legs.releaseLeg(leg)   // hung up or answered elsewhere while the leg was made
+            throw error
         }
-        calls[id]?.calleeLeg = leg
-        try await apply(.accept(user: user, device: device), to: id)
+        await perform(actions)
         return answer
     }
 
     public func decline(_ id: CallID, by user: UserID) async throws {
-        _ = try liveCall(id, for: user)
-        try await apply(.decline(user: user), to: id)
+        await perform(try book.decline(id, by: user, at: timers.now()))
     }
 
     public func hangup(_ id: CallID, by user: UserID) async throws {
-        _ = try liveCall(id, for: user)
-        try await apply(.hangup(user: user), to: id)
+        await perform(try book.hangup(id, by: user, at: timers.now()))
     }
 
     /// Microphone and camera state, passed to the other side.
     public func setMedia(_ id: CallID, by user: UserID, audio: Bool, video: Bool) async throws {
-        let machine = try liveCall(id, for: user).machine
-        let other = user == machine.caller ? machine.callee : machine.caller
-        await events.publish(type: "call.media", payload: MediaState(callId: id.rawValue, from: user.rawValue, audio: audio, video: video), to: [other])
+        await perform(try book.media(id, by: user, audio: audio, video: video))
     }
 
-    /// Applies an event and carries out the actions.
-    func apply(_ event: CallStateMachine.Event, to id: CallID) async throws {
-        guard var entry = calls[id] else { throw CallErrors.callEnded }
-        let actions = try entry.machine.handle(event, at: clock.now())
-        calls[id] = entry
-        for action in actions { await perform(action, entry: entry) }
-        if entry.machine.isEnded {
-            for timer in entry.graceTimers.values { timer.cancel() }
-            calls[id] = nil
-            remember(entry.machine)
+    /// An ICE restart after a network switch: the device's new offer (new ICE credentials) for
+    /// its own leg of a live call, and the relay's answer. The other side sees no change.
+    public func restartICE(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
+        let leg = try book.leg(of: id, user: user, device: device)
+        let answer = try await legs.restartLeg(leg, offer: sdp)
+        logger.info("ICE restarted", metadata: ["call": "\(id)", "leg": "\(leg)"])
+        return answer
+    }
+
+    /// The live calls of a device (for `sync` after a reconnect).
+    public func liveCalls(of user: UserID, device: SessionID) -> [CommandReply.LiveCall] {
+        book.liveCalls(of: user, device: device)
+    }
+
+    /// Carries out the book's actions, in order.
+    func perform(_ actions: [CallBook.Action]) async {
+        for action in actions {
+            switch action {
+            case .pairLegs(let a, let b):
+                await legs.pairLegs(a, b)
+            case .releaseLeg(let leg):
+                await legs.releaseLeg(leg)
+            case .startTimer(let timer, let delay):
+                running[timer]?.cancel()
+                running[timer] = timers.schedule(after: delay) { [weak self] in await self?.fire(timer) }
+            case .cancelTimer(let timer):
+                running.removeValue(forKey: timer)?.cancel()
+            case .announce(let event, let users, let except):
+                await events.publish(event, to: users, exceptSession: except)
+            case .record(let call):
+                await record(call)
+            }
         }
     }
 
-    func perform(_ action: CallStateMachine.Action, entry: Entry) async {
-        let machine = entry.machine, id = machine.id.rawValue
-        switch action {
-        case .cancelRingTimer:
-            entry.ringTimer?.cancel()
-        case .pairLegs:
-            if let calleeLeg = entry.calleeLeg { try? await relay.pair(entry.callerLeg, calleeLeg) }
-        case .releaseLegs:
-            await relay.release(entry.callerLeg)
-            if let calleeLeg = entry.calleeLeg { await relay.release(calleeLeg) }
-        case .announceAccepted:
-            await events.publish(type: "call.accepted", payload: CallRef(callId: id), to: [machine.caller, machine.callee])
-        case .announceAnsweredElsewhere(let device):
-            await events.publish(type: "call.ended", payload: Ended(callId: id, reason: .answeredElsewhere, durationSeconds: 0),
-                                 to: [machine.callee], exceptSession: device)
-        case .announceEnded(let reason, let duration):
-            await events.publish(type: "call.ended", payload: Ended(callId: id, reason: reason, durationSeconds: duration),
-                                 to: [machine.caller, machine.callee])
-        case .record(let reason, let answered, let duration):
-            await record(machine, reason: reason, answered: answered, duration: duration)
-        }
+    func fire(_ timer: CallBook.Timer) async {
+        running[timer] = nil
+        await perform(book.timerFired(timer, at: timers.now()))
     }
 
-    /// A call that ended without ringing (busy): told, recorded.
-    func finish(_ machine: CallStateMachine, reason: CallEndReason, answered: Bool, duration: Int) async {
-        await events.publish(type: "call.ended", payload: Ended(callId: machine.id.rawValue, reason: reason, durationSeconds: duration),
-                             to: [machine.caller])
-        await record(machine, reason: reason, answered: answered, duration: duration)
-    }
-
-    func record(_ machine: CallStateMachine, reason: CallEndReason, answered: Bool, duration: Int) async {
-        endedCount += 1
-        let history = CallHistoryRecord(id: machine.id, caller: machine.caller, callee: machine.callee, media: machine.media,
-                                        reason: reason, answered: answered, startedAt: machine.startedAt, durationSeconds: duration)
+    func record(_ call: CallHistoryRecord) async {
         do {
-            try await store.insert(history)
-            _ = try await chat.recordCall(
-                CallRecord(callId: machine.id.rawValue, media: machine.media.rawValue, outcome: answered ? "answered" : reason.rawValue,
-                           durationSeconds: duration),
-                caller: machine.caller, callee: machine.callee)
+            try await recorder.record(call)
         } catch {
-            logger.error("call record not written", metadata: ["call": "\(machine.id)", "error": "\(error)"])
+            logger.error("call record not written", metadata: ["call": "\(call.id)", "error": "\(error)"])
         }
-        logger.info("call ended", metadata: ["call": "\(machine.id)", "reason": "\(reason.rawValue)", "duration": "\(duration)"])
-    }
-
-    func createLeg(offer: String, owner: CallID) async throws(ParleyError) -> (LegID, String) {
-        do {
-            let created = try await relay.createLeg(offer: offer, owner: owner.rawValue)
-            return (created.0, created.answerSDP)
-        } catch {
-            throw error.parleyError
-        }
-    }
-
-    func remember(_ machine: CallStateMachine) {
-        let now = clock.now()
-        recentlyEnded = recentlyEnded.filter { now.timeIntervalSince($0.value.at) < 600 }
-        recentlyEnded[machine.id] = ([machine.caller, machine.callee], now)
-    }
-
-    /// The live call `user` takes part in, or the error a command about it deserves.
-    func liveCall(_ id: CallID, for user: UserID) throws(ParleyError) -> Entry {
-        if let entry = calls[id], entry.machine.involves(user) { return entry }
-        if recentlyEnded[id]?.users.contains(user) == true { throw CallErrors.callEnded }
-        throw CallErrors.notFound
-    }
-
-    func activeCall(of user: UserID) -> CallID? {
-        calls.first { $0.value.machine.involves(user) }?.key
-    }
-
-    nonisolated func timer(after delay: Duration, _ fire: @escaping @Sendable (CallService) async throws -> Void) -> Task<Void, Never> {
-        Task { [weak self] in
-            try? await Task.sleep(for: delay)
-            guard !Task.isCancelled, let self else { return }
-            // Fire in a task of its own: the actions it causes cancel this timer, and must not
-            // be cancelled with it.
-            await Task { try? await fire(self) }.value
-        }
+        logger.info("call ended", metadata: ["call": "\(call.id)", "reason": "\(call.reason.rawValue)", "duration": "\(call.durationSeconds)"])
     }
 }
-
-struct Incoming: Encodable, Sendable { let callId: String; let from: String; let media: CallMedia }
-struct CallRef: Encodable, Sendable { let callId: String }
-struct Ended: Encodable, Sendable { let callId: String; let reason: CallEndReason; let durationSeconds: Int }
-struct MediaState: Encodable, Sendable { let callId: String; let from: String; let audio: Bool; let video: Bool }

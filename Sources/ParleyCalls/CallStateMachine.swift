@@ -1,20 +1,10 @@
 import Foundation
 import ParleyCore
-
-public enum CallMedia: String, Sendable, Codable { case audio, video }
-
-/// Why a call ended (API.md, "Calls").
-public enum CallEndReason: String, Sendable, Codable {
-    case declined, canceled, busy, hangup
-    case noAnswer = "no_answer"
-    case answeredElsewhere = "answered_elsewhere"
-    case connectionLost = "connection_lost"
-    case serverShutdown = "server_shutdown"
-}
+import ParleyProtocol
 
 /// One 1:1 call as a pure state machine: events in, actions out; no I/O, the clock passed in.
-/// `CallService` carries the actions out (tells devices, pairs and releases relay legs, runs
-/// timers, writes the record).
+/// `CallBook` holds one per live call, adds the rules that span calls, and turns these actions
+/// into the ones `CallService` carries out.
 public struct CallStateMachine: Sendable, Equatable {
     public enum Phase: Sendable, Equatable {
         case ringing
@@ -140,5 +130,6 @@ public enum CallErrors {
     public static let alreadyAnswered = ParleyError(.conflict, code: "call_already_answered", "This call was already answered")
     public static let notCallee = ParleyError(.forbidden, code: "not_callee", "Only the person called can answer or decline")
     public static let alreadyInCall = ParleyError(.conflict, code: "already_in_call", "You are already in a call")
+    public static let notInCall = ParleyError(.forbidden, code: "not_in_call", "This device does not take part in the call")
     public static let callYourself = ParleyError.rule("cannot_call_yourself", "You cannot call yourself")
 }

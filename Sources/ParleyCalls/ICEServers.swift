@@ -1,16 +1,12 @@
 import Foundation
 import ParleyCore
+import ParleyProtocol
 
 /// What a device passes to `RTCPeerConnection(configuration:)`: the TURN servers it may relay
 /// through, with credentials of its user's own, and how long those last.
 /// The body of `GET /v1/calls/ice-servers`, and the `iceServers` of the realtime `hello`.
 public struct ICEServers: Codable, Sendable, Equatable {
-    /// One entry of `RTCConfiguration.iceServers` (W3C webrtc-pc §4.2.1, `RTCIceServer`).
-    public struct Server: Codable, Sendable, Equatable {
-        public var urls: [String]
-        public var username: String
-        public var credential: String
-    }
+    public typealias Server = ICEServer
 
     public var iceServers: [Server]
     /// Seconds from now until the credentials expire (TURN refuses them after that).

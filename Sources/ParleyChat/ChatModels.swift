@@ -1,11 +1,6 @@
 import Foundation
 import ParleyCore
-
-public enum DialogType: String, Sendable, Codable { case `private`, group }
-
-public enum MessageKind: String, Sendable, Codable, CaseIterable {
-    case text, image, video, audio, call
-}
+import ParleyProtocol
 
 /// A conversation as stored.
 public struct DialogRecord: Sendable, Equatable {
@@ -29,21 +24,6 @@ public struct Membership: Sendable, Equatable {
     /// Messages up to this seq were deleted for this member ("delete conversation").
     public var clearedSeq: Int64
     public var hidden: Bool
-}
-
-/// The record a finished call leaves in the pair's dialog.
-public struct CallRecord: Sendable, Equatable, Codable {
-    public var callId: String
-    public var media: String
-    public var outcome: String
-    public var durationSeconds: Int
-
-    public init(callId: String, media: String, outcome: String, durationSeconds: Int) {
-        self.callId = callId
-        self.media = media
-        self.outcome = outcome
-        self.durationSeconds = durationSeconds
-    }
 }
 
 public struct MessageRecord: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyProtocol
 import ParleyFriends
 import ParleyStorage
 import SQLKit
@@ -84,7 +85,7 @@ extension ChatService {
         if let transactional = events as? any TransactionalEvents {
             announce = { [self] sql, stored in
                 let view = self.view(of: stored, members: members, attachments: attachments)
-                return try await transactional.store(type: "message.new", payload: MessageEvent(message: view), to: recipients, in: sql)
+                return try await transactional.store(.messageNew(MessageEvent(message: view)), to: recipients, in: sql)
             }
         } else {
             announce = nil
@@ -93,7 +94,7 @@ extension ChatService {
         delivery?()
         let view = view(of: stored, members: members, attachments: stored.id == record.id ? attachments : try await attachmentsByID(for: [stored]))
         if isNew, announce == nil {
-            await events.publish(type: "message.new", payload: MessageEvent(message: view), to: recipients)
+            await events.publish(.messageNew(MessageEvent(message: view)), to: recipients)
         }
         return view
     }
@@ -127,9 +128,8 @@ extension ChatService {
         guard try await store.markRead(id, by: user, upTo: message.seq) else { return }
         let members = try await store.members(of: id).map(\.userID)
         await events.publish(
-            type: "message.read",
-            payload: ReadEvent(dialogId: id.rawValue, userId: user.rawValue, upToMessageId: messageID.rawValue,
-                               readAt: WireTime.string(clock.now())),
+            .messageRead(ReadEvent(dialogId: id.rawValue, userId: user.rawValue, upToMessageId: messageID.rawValue,
+                               readAt: WireTime.string(clock.now()))),
             to: members)
     }
 
@@ -137,7 +137,7 @@ extension ChatService {
     public func typing(_ user: UserID, _ id: DialogID) async throws {
         _ = try await memberDialog(user, id)
         let others = try await store.members(of: id).map(\.userID).filter { $0 != user }
-        events.publishEphemeral(type: "typing", payload: TypingEvent(dialogId: id.rawValue, userId: user.rawValue), to: others)
+        events.publishEphemeral(.typing(TypingEvent(dialogId: id.rawValue, userId: user.rawValue)), to: others)
     }
 
     func views(_ messages: [MessageRecord], members: [Membership]) async throws -> [MessageView] {
@@ -167,6 +167,3 @@ extension ChatService {
     }
 }
 
-struct MessageEvent: Encodable, Sendable { let message: MessageView }
-struct ReadEvent: Encodable, Sendable { let dialogId: String; let userId: String; let upToMessageId: String; let readAt: String }
-struct TypingEvent: Encodable, Sendable { let dialogId: String; let userId: String }

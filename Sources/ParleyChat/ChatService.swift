@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleyProtocol
 import ParleyFiles
 import ParleyFriends
 
@@ -154,7 +155,7 @@ public final class ChatService: Sendable {
     func announce(_ id: DialogID, also extra: [UserID] = []) async {
         guard let dialog = try? await store.dialog(id: id), let members = try? await store.members(of: id) else { return }
         let ids = members.map(\.userID)
-        await events.publish(type: "dialog.updated", payload: DialogEvent(dialog, members: ids, publicBaseURL: settings.publicBaseURL),
+        await events.publish(.dialogUpdated(DialogEvent(dialog, members: ids, publicBaseURL: settings.publicBaseURL)),
                              to: ids + extra)
     }
 
@@ -169,22 +170,11 @@ public final class ChatService: Sendable {
     }
 }
 
-/// `dialog.updated` payload.
-struct DialogEvent: Encodable, Sendable {
-    struct Body: Encodable, Sendable {
-        let id: String
-        let type: DialogType
-        let name: String?
-        let avatarUrl: String?
-        let memberIds: [String]
-        let updatedAt: String
-    }
-    let dialog: Body
-
+extension DialogEvent {
     init(_ dialog: DialogRecord, members: [UserID], publicBaseURL: String) {
-        self.dialog = Body(
+        self.init(dialog: Dialog(
             id: dialog.id.rawValue, type: dialog.type, name: dialog.name,
             avatarUrl: dialog.avatarAttachmentID.map { "\(publicBaseURL)/v1/attachments/\($0.rawValue)" },
-            memberIds: members.map(\.rawValue), updatedAt: WireTime.string(dialog.updatedAt))
+            memberIds: members.map(\.rawValue), updatedAt: WireTime.string(dialog.updatedAt)))
     }
 }

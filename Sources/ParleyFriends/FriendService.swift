@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleyProtocol
 
 /// Requests, friendships and blocks: the one place that decides who may reach whom.
 public final class FriendService: RelationshipDirectory, Sendable {
@@ -50,7 +51,7 @@ public final class FriendService: RelationshipDirectory, Sendable {
             await announceFriendship(sender, target)
             return .becameFriends(friendship)
         case .inserted(let request):
-            await events.publish(type: "friend.request", payload: RequestEvent(request), to: [target])
+            await events.publish(.friendRequest(FriendRequestEvent(request)), to: [target])
             return .requested(request)
         }
     }
@@ -98,13 +99,13 @@ public final class FriendService: RelationshipDirectory, Sendable {
 
     public func unfriend(_ user: UserID, friend: UserID) async throws {
         guard try await store.unfriend(user, friend) else { throw FriendErrors.notFriends }
-        await events.publish(type: "friend.removed", payload: UserEvent(userId: friend), to: [user])
-        await events.publish(type: "friend.removed", payload: UserEvent(userId: user), to: [friend])
+        await events.publish(.friendRemoved(UserRefEvent(userId: friend.rawValue)), to: [user])
+        await events.publish(.friendRemoved(UserRefEvent(userId: user.rawValue)), to: [friend])
     }
 
     func announceFriendship(_ a: UserID, _ b: UserID) async {
-        await events.publish(type: "friend.accepted", payload: UserEvent(userId: b), to: [a])
-        await events.publish(type: "friend.accepted", payload: UserEvent(userId: a), to: [b])
+        await events.publish(.friendAccepted(UserRefEvent(userId: b.rawValue)), to: [a])
+        await events.publish(.friendAccepted(UserRefEvent(userId: a.rawValue)), to: [b])
     }
 
     // MARK: Blocks
@@ -115,8 +116,8 @@ public final class FriendService: RelationshipDirectory, Sendable {
         guard try await store.userExists(target) else { throw FriendErrors.userNotFound }
         if try await store.block(blocker: blocker, blocked: target, at: clock.now()) {
             // To the blocked side this looks like an unfriend, nothing more.
-            await events.publish(type: "friend.removed", payload: UserEvent(userId: target), to: [blocker])
-            await events.publish(type: "friend.removed", payload: UserEvent(userId: blocker), to: [target])
+            await events.publish(.friendRemoved(UserRefEvent(userId: target.rawValue)), to: [blocker])
+            await events.publish(.friendRemoved(UserRefEvent(userId: blocker.rawValue)), to: [target])
         }
         logger.info("blocked", metadata: ["blocker": "\(blocker)", "blocked": "\(target)"])
     }
@@ -141,22 +142,9 @@ public final class FriendService: RelationshipDirectory, Sendable {
     }
 }
 
-/// `friend.request` payload.
-struct RequestEvent: Encodable, Sendable {
-    let id: String
-    let from: String
-    let to: String
-    let createdAt: Date
-
+extension FriendRequestEvent {
     init(_ request: FriendRequest) {
-        id = request.id.rawValue
-        from = request.from.rawValue
-        to = request.to.rawValue
-        createdAt = request.createdAt
+        self.init(id: request.id.rawValue, from: request.from.rawValue, to: request.to.rawValue,
+                  createdAt: WireTime.string(request.createdAt))
     }
-}
-
-/// `friend.accepted` / `friend.removed` payload: the other person.
-struct UserEvent: Encodable, Sendable {
-    let userId: UserID
 }

@@ -6,6 +6,7 @@ import HummingbirdWebSocket
 import Logging
 import ParleyAccounts
 import ParleyCalls
+import ParleyChat
 import ParleyCore
 import ParleyRealtime
 
@@ -30,19 +31,19 @@ public struct RealtimeGateway: Sendable {
 
     let accounts: AccountService
     let events: EventLog
-    let commands: RealtimeCommands
+    let chat: ChatService
+    let calls: CallService
     let settings: Settings
-    let presence: (any DevicePresence)?
     /// TURN servers for the `hello`, so a device woken for a call has them before it answers.
     let iceServers: ICEServerIssuer
 
-    public init(accounts: AccountService, events: EventLog, commands: RealtimeCommands, presence: (any DevicePresence)? = nil,
+    public init(accounts: AccountService, events: EventLog, chat: ChatService, calls: CallService,
                 iceServers: ICEServerIssuer = .disabled, settings: Settings = .init()) {
         self.iceServers = iceServers
         self.accounts = accounts
         self.events = events
-        self.commands = commands
-        self.presence = presence
+        self.chat = chat
+        self.calls = calls
         self.settings = settings
     }
 

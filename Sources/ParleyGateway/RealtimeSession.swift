@@ -5,7 +5,9 @@ import NIOCore
 import NIOWebSocket
 import ParleyAccounts
 import ParleyCalls
+import ParleyChat
 import ParleyCore
+import ParleyProtocol
 import ParleyRealtime
 
 /// One device's WebSocket: reads commands in order, answers each, and writes the events its
@@ -25,12 +27,12 @@ struct RealtimeSession {
             channel.close(promise: nil)
         }
         gateway.events.hub.attach(mailbox)
-        await gateway.presence?.deviceReconnected(principal.sessionID, user: principal.userID)
+        await gateway.calls.deviceReconnected(principal.sessionID, user: principal.userID)
         defer { gateway.events.hub.detach(mailbox) }
         let latest = try await gateway.events.latestSeq(of: principal.userID)
         let turn = gateway.iceServers.servers(for: principal.userID)
-        mailbox.offer(Hello(userId: principal.userID.rawValue, sessionId: principal.sessionID.rawValue, latestSeq: latest,
-                            iceServers: turn.iceServers, iceServersTtlSeconds: turn.ttlSeconds).frame)
+        mailbox.offer(ServerFrame.hello(.init(userId: principal.userID.rawValue, sessionId: principal.sessionID.rawValue, latestSeq: latest,
+                                              iceServers: turn.iceServers, iceServersTtlSeconds: turn.ttlSeconds)).text)
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -50,7 +52,7 @@ struct RealtimeSession {
                         case .text(let text):
                             await handle(Array(text.utf8), mailbox: mailbox)
                         case .binary:
-                            mailbox.offer(ReplyFrame.error(nil, ParleyError.badRequest("Frames are JSON text", code: "binary_not_supported")))
+                            mailbox.offer(ServerFrame.failure(to: nil, ParleyError.badRequest("Frames are JSON text", code: "binary_not_supported")).text)
                         }
                     }
                 } catch {
@@ -63,45 +65,28 @@ struct RealtimeSession {
         }
         gateway.events.hub.detach(mailbox)
         if !gateway.events.hub.isConnected(principal.sessionID, of: principal.userID) {
-            await gateway.presence?.deviceDisconnected(principal.sessionID, user: principal.userID)
+            await gateway.calls.deviceDisconnected(principal.sessionID, user: principal.userID)
         }
     }
 
     /// Answers one command frame. Never throws: every failure is a reply.
     func handle(_ bytes: [UInt8], mailbox: Mailbox) async {
         let frame: CommandFrame
-        switch CommandFrame.parse(bytes) {
-        case .success(let parsed): frame = parsed
-        case .failure(let error):
-            mailbox.offer(ReplyFrame.error(CommandFrame.bestEffortID(bytes), error))
+        switch CommandFrame.decode(bytes) {
+        case .success(let decoded): frame = decoded
+        case .failure(let failure):
+            mailbox.offer(ServerFrame.failure(to: failure.id, failure.error).text)
             return
         }
-        let caller = CommandCaller(userID: principal.userID, sessionID: principal.sessionID)
         do {
-            switch frame.type {
-            case "ping":
-                mailbox.offer(ReplyFrame.ok(frame.idJSON, Pong(serverTime: Date())))
-            case "sync":
-                let request = try RealtimeCommands.decode(SyncRequest.self, from: bytes)
+            if frame.command != .ping {
                 // The session may have ended (logout, password reset) since the socket opened.
                 _ = try await gateway.accounts.checkSession(principal)
-                let limit = min(max(request.limit ?? 500, 1), 1000)
-                let page = try await gateway.events.events(of: principal.userID, since: max(request.since, 0), limit: limit)
-                // Events meant for every device but this one (answered elsewhere) are skipped.
-                let mine = page.events.filter { $0.exceptSession != principal.sessionID }
-                for event in mine { mailbox.offer(event.frame) }
-                let last = page.events.last?.seq ?? page.latest
-                mailbox.offer(ReplyFrame.ok(frame.idJSON, SyncReply(count: mine.count, latestSeq: page.latest, more: last < page.latest)))
-            default:
-                guard let handler = gateway.commands.handler(for: frame.type) else {
-                    throw ParleyError.badRequest("Unknown command \(frame.type)", code: "unknown_command")
-                }
-                // The session may have ended (logout, password reset) since the socket opened.
-                _ = try await gateway.accounts.checkSession(principal)
-                mailbox.offer(ReplyFrame.ok(frame.idJSON, try await handler(caller, bytes)))
             }
+            let reply = try await execute(frame.command, mailbox: mailbox)
+            mailbox.offer(ServerFrame.reply(to: frame.id, reply).text)
         } catch let error as ParleyError {
-            mailbox.offer(ReplyFrame.error(frame.idJSON, error))
+            mailbox.offer(ServerFrame.failure(to: frame.id, error).text)
             // An ended session gets nothing more on this socket, live events included: the
             // reply goes out, then the connection closes (the device logs in again).
             if error.code == AccountErrors.sessionEnded.code {
@@ -109,24 +94,50 @@ struct RealtimeSession {
                 mailbox.close()
             }
         } catch {
-            logger.error("realtime command failed", metadata: ["type": "\(frame.type)", "error": "\(error)"])
-            mailbox.offer(ReplyFrame.error(frame.idJSON, ParleyError(.internalFailure, code: "internal_error", "Something went wrong on our side")))
+            logger.error("realtime command failed", metadata: ["command": "\(frame.command)", "error": "\(error)"])
+            mailbox.offer(ServerFrame.failure(to: frame.id, ParleyError(.internalFailure, code: "internal_error", "Something went wrong on our side")).text)
         }
     }
 
-    /// The first frame on every connection; `iceServers` as `GET /v1/calls/ice-servers` answers,
-    /// so a device that woke for a call can answer it through TURN without another request.
-    struct Hello: Encodable {
-        var type = "hello"
-        let userId: String
-        let sessionId: String
-        let latestSeq: Int64
-        let iceServers: [ICEServers.Server]
-        let iceServersTtlSeconds: Int
-        var frame: String { String(decoding: (try? ReplyFrame.encoder.encode(self)) ?? Data(), as: UTF8.self) }
+    /// Runs one command and says what its reply carries.
+    func execute(_ command: ClientCommand, mailbox: Mailbox) async throws -> CommandReply {
+        let user = principal.userID, device = principal.sessionID
+        let chat = gateway.chat, calls = gateway.calls
+        switch command {
+        case .ping:
+            return .pong(serverTime: Date())
+        case .sync(let since, let limit):
+            let page = try await gateway.events.events(of: user, since: max(since, 0), limit: min(max(limit ?? 500, 1), 1000))
+            // Events meant for every device but this one (answered elsewhere) are skipped.
+            let mine = page.events.filter { $0.exceptSession != device }
+            for event in mine { mailbox.offer(event.frame) }
+            return .synced(count: mine.count, latestSeq: page.latest, more: page.lastSeq < page.latest,
+                           calls: await calls.liveCalls(of: user, device: device))
+        case .messageSend(let message):
+            return .sent(try await chat.send(user, to: message.dialogId, OutgoingMessage(
+                clientMessageID: message.clientMessageId, kind: message.kind, text: message.text, attachmentID: message.attachmentId)))
+        case .messageRead(let dialog, let upTo):
+            try await chat.markRead(user, dialog, upTo: upTo)
+            return .done
+        case .typing(let dialog):
+            try await chat.typing(user, dialog)
+            return .done
+        case .callInvite(let callee, let media, let sdp):
+            let invitation = try await calls.invite(from: user, device: device, to: callee, media: media, sdp: sdp)
+            return .invited(callId: invitation.callId.rawValue, sdp: invitation.sdp, ended: invitation.ended)
+        case .callAccept(let id, let sdp):
+            return .answer(sdp: try await calls.accept(id, by: user, device: device, sdp: sdp))
+        case .callDecline(let id):
+            try await calls.decline(id, by: user)
+            return .done
+        case .callHangup(let id):
+            try await calls.hangup(id, by: user)
+            return .done
+        case .callMedia(let id, let audio, let video):
+            try await calls.setMedia(id, by: user, audio: audio, video: video)
+            return .done
+        case .callRestart(let id, let sdp):
+            return .answer(sdp: try await calls.restartICE(id, by: user, device: device, sdp: sdp))
+        }
     }
-
-    struct Pong: Encodable { let serverTime: Date }
-    struct SyncRequest: Decodable { let since: Int64; let limit: Int? }
-    struct SyncReply: Encodable { let count: Int; let latestSeq: Int64; let more: Bool }
 }

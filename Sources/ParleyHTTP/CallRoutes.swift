@@ -3,6 +3,7 @@ import Hummingbird
 import ParleyCalls
 import ParleyAccounts
 import ParleyCore
+import ParleyProtocol
 
 /// `/v1/calls`: the call history, the echo test call, and the TURN servers to call through.
 struct CallRoutes {

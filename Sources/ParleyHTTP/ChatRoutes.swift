@@ -4,6 +4,7 @@ import NIOCore
 import ParleyAccounts
 import ParleyChat
 import ParleyCore
+import ParleyProtocol
 import ParleyStories
 
 /// `/v1/dialogs` and `/v1/attachments`.

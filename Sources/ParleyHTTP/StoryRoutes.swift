@@ -3,6 +3,7 @@ import Hummingbird
 import ParleyAccounts
 import ParleyChat
 import ParleyCore
+import ParleyProtocol
 import ParleyStories
 
 /// `/v1/stories`.

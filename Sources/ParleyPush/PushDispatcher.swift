@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleyProtocol
 import ParleyRealtime
 import Synchronization
 
@@ -63,7 +64,7 @@ public final class PushDispatcher: Sendable {
 
     /// Hands events over (from `EventLog.onDelivered`); decided in order on one task.
     public func observe(_ events: [StoredEvent]) {
-        let wanted = events.filter { Worker.types.contains($0.type) }
+        let wanted = events.filter { Worker.wants($0.event) }
         if !wanted.isEmpty { queue.yield(wanted) }
     }
 
@@ -77,7 +78,12 @@ public final class PushDispatcher: Sendable {
 
 /// The dispatcher's decisions, one event at a time.
 final class Worker: Sendable {
-    static let types: Set<String> = ["call.incoming", "call.ended", "message.new", "friend.request"]
+    static func wants(_ event: RealtimeEvent) -> Bool {
+        switch event {
+        case .callIncoming, .callEnded, .messageNew, .friendRequest: true
+        default: false
+        }
+    }
 
     let store: PushStore
     let sender: any PushSender
@@ -95,13 +101,12 @@ final class Worker: Sendable {
     }
 
     func handle(_ event: StoredEvent) async {
-        guard let fields = (try? JSONSerialization.jsonObject(with: Data(event.payload.utf8))) as? [String: Any] else { return }
         do {
-            switch event.type {
-            case "call.incoming": try await incomingCall(event, fields)
-            case "call.ended": try await callEnded(event, fields)
-            case "message.new": try await newMessage(event, fields)
-            case "friend.request": try await friendRequest(event, fields)
+            switch event.event {
+            case .callIncoming(let call): try await incomingCall(event, call)
+            case .callEnded(let ended): try await callEnded(event, ended)
+            case .messageNew(let new): try await newMessage(event, new.message)
+            case .friendRequest(let request): try await friendRequest(event, request)
             default: break
             }
         } catch {
@@ -114,8 +119,8 @@ final class Worker: Sendable {
         try await store.devices(of: user).filter { !hub.isConnected($0.sessionID, of: user) }.compactMap { $0.target(for: kind) }
     }
 
-    func incomingCall(_ event: StoredEvent, _ fields: [String: Any]) async throws {
-        guard let callID = fields["callId"] as? String, let from = fields["from"] as? String else { return }
+    func incomingCall(_ event: StoredEvent, _ incoming: CallIncomingEvent) async throws {
+        let callID = incoming.callId, from = incoming.from
         let caller = UserID(rawValue: from)
         var call = PushDispatcher.Ringing(caller: caller, callee: event.userID)
         // APNs lives on real time (the provider token's iat, a push's deadline), whatever clock
@@ -125,7 +130,7 @@ final class Worker: Sendable {
             let targets = try await asleep(event.userID, .voip)
             if !targets.isEmpty {
                 let payload = PushPayloads.incomingCall(
-                    callID: callID, from: .init(id: from, name: await context.name(caller)), media: fields["media"] as? String ?? "audio")
+                    callID: callID, from: .init(id: from, name: await context.name(caller)), media: incoming.media.rawValue)
                 let message = PushMessage(kind: .voip, payload: payload, priority: 10, expiration: nil,
                                           deadline: now.addingTimeInterval(context.ringTimeout), createdAt: now)
                 call.pushed = targets
@@ -136,8 +141,8 @@ final class Worker: Sendable {
         ringing.withLock { $0[callID] = ringingCall }
     }
 
-    func callEnded(_ event: StoredEvent, _ fields: [String: Any]) async throws {
-        guard let callID = fields["callId"] as? String, let reason = fields["reason"] as? String else { return }
+    func callEnded(_ event: StoredEvent, _ ended: CallEndedEvent) async throws {
+        let callID = ended.callId, reason = ended.reason.rawValue
         let call = ringing.withLock { calls -> PushDispatcher.Ringing? in
             guard let call = calls[callID], call.callee == event.userID else { return nil }
             calls[callID] = nil
@@ -162,32 +167,32 @@ final class Worker: Sendable {
         }
     }
 
-    func newMessage(_ event: StoredEvent, _ fields: [String: Any]) async throws {
-        guard let message = fields["message"] as? [String: Any], let dialog = message["dialogId"] as? String,
-              let senderID = message["senderId"] as? String, senderID != event.userID.rawValue,
-              let kind = message["kind"] as? String, kind != "call" else { return }
+    func newMessage(_ event: StoredEvent, _ message: MessageView) async throws {
+        let dialog = message.dialogId, senderID = message.senderId
+        guard senderID != event.userID.rawValue, message.kind != .call else { return }
         let settings = try await store.settings(of: event.userID)
         guard settings.messages, try await !store.isMuted(DialogID(rawValue: dialog), for: event.userID) else { return }
         let targets = try await asleep(event.userID, .alert)
         guard !targets.isEmpty else { return }
         let payload = PushPayloads.alert(
             title: await context.name(UserID(rawValue: senderID)),
-            body: PushPayloads.preview(kind: kind, text: message["text"] as? String, previews: settings.previews),
+            body: PushPayloads.preview(kind: message.kind.rawValue, text: message.text, previews: settings.previews),
             badge: await context.unreadDialogs(event.userID), threadID: dialog,
-            fields: ["type": "message.new", "dialogId": dialog, "messageId": message["id"] as? String ?? ""])
+            fields: ["type": "message.new", "dialogId": dialog, "messageId": message.id])
         for target in targets {
             Task { await send(PushMessage(kind: .alert, payload: payload, createdAt: Date()), to: target) }
         }
     }
 
-    func friendRequest(_ event: StoredEvent, _ fields: [String: Any]) async throws {
-        guard let from = fields["from"] as? String, from != event.userID.rawValue,
+    func friendRequest(_ event: StoredEvent, _ request: FriendRequestEvent) async throws {
+        let from = request.from
+        guard from != event.userID.rawValue,
               try await store.settings(of: event.userID).friendRequests else { return }
         let targets = try await asleep(event.userID, .alert)
         guard !targets.isEmpty else { return }
         let payload = PushPayloads.alert(
             title: await context.name(UserID(rawValue: from)), body: "Wants to be your friend", badge: nil, threadID: nil,
-            fields: ["type": "friend.request", "requestId": fields["id"] as? String ?? ""])
+            fields: ["type": "friend.request", "requestId": request.id])
         for target in targets {
             Task { await send(PushMessage(kind: .alert, payload: payload, createdAt: Date()), to: target) }
         }

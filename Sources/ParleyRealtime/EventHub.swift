@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyProtocol
 import Synchronization
 
 /// A live connection's inbox: frames wait here until the connection's writer sends them.
@@ -84,8 +85,8 @@ public final class EventHub: Sendable {
     }
 
     /// An event that is not stored (typing): numbered by nobody, lost if nobody listens.
-    public func deliverEphemeral(type: String, payload: any Encodable & Sendable, to users: [UserID]) {
-        let frame = EventFrame.compose(type: type, seq: nil, payload: EventFrame.encode(payload))
+    public func deliverEphemeral(_ event: RealtimeEvent, to users: [UserID]) {
+        let frame = ServerFrame.event(event, seq: nil).text
         for user in users { deliver(frame, to: user) }
     }
 

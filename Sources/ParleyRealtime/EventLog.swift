@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleyProtocol
 import ParleyStorage
 import SQLKit
 import Synchronization
@@ -25,17 +26,13 @@ public final class EventLog: EventPublisher, Sendable {
         self.logger = logger
     }
 
-    public func publish(type: String, payload: any Encodable & Sendable, to users: [UserID]) async {
-        await publish(type: type, payload: payload, to: users, exceptSession: nil)
-    }
-
-    public func publish(type: String, payload: any Encodable & Sendable, to users: [UserID], exceptSession: SessionID?) async {
+    public func publish(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID?) async {
         do {
-            let stored = try await append(type: type, payload: EventFrame.encode(payload), to: users, exceptSession: exceptSession)
+            let stored = try await append(event, to: users, exceptSession: exceptSession)
             for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: exceptSession) }
             notify(stored)
         } catch {
-            logger.error("event not stored", metadata: ["type": "\(type)", "error": "\(error)"])
+            logger.error("event not stored", metadata: ["type": "\(event.type)", "error": "\(error)"])
         }
     }
 
@@ -50,22 +47,23 @@ public final class EventLog: EventPublisher, Sendable {
         for observer in observers.withLock({ $0 }) { observer(events) }
     }
 
-    public func publishEphemeral(type: String, payload: any Encodable & Sendable, to users: [UserID]) {
-        hub.deliverEphemeral(type: type, payload: payload, to: users)
+    public func publishEphemeral(_ event: RealtimeEvent, to users: [UserID]) {
+        hub.deliverEphemeral(event, to: users)
     }
 
     /// Stores one event per user, each with the next number of that user's sequence: one upsert
     /// moves every recipient's head on (creating it on first use) and returns the new numbers, one
     /// insert stores the events — two statements however many recipients, in one transaction.
-    func append(type: String, payload: String, to users: [UserID], exceptSession: SessionID? = nil) async throws -> [StoredEvent] {
+    func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID? = nil) async throws -> [StoredEvent] {
         try await database.transaction { sql in
-            try await append(type: type, payload: payload, to: users, exceptSession: exceptSession, in: sql)
+            try await append(event, to: users, exceptSession: exceptSession, in: sql)
         }
     }
 
     /// The same, inside the caller's transaction `sql`.
-    func append(type: String, payload: String, to users: [UserID], exceptSession: SessionID?, in sql: any SQLDatabase) async throws -> [StoredEvent] {
+    func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID?, in sql: any SQLDatabase) async throws -> [StoredEvent] {
         let now = clock.now()
+        let type = event.type, payload = event.payloadJSON()
         var seen = Set<UserID>()
         let recipients = users.filter { seen.insert($0).inserted }
         guard !recipients.isEmpty else { return [] }
@@ -85,7 +83,7 @@ public final class EventLog: EventPublisher, Sendable {
             guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
             events.values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis),
                           SQLBind(exceptSession?.rawValue))
-            stored.append(StoredEvent(userID: user, seq: seq, type: type, payload: payload, createdAt: now, exceptSession: exceptSession))
+            stored.append(StoredEvent(userID: user, seq: seq, event: event, createdAt: now, exceptSession: exceptSession))
         }
         try await events.run()
         return stored
@@ -101,25 +99,35 @@ public final class EventLog: EventPublisher, Sendable {
 
     /// What a device that has seen up to `since` missed: at most `limit` events, oldest first.
     /// Throws `history_expired` when some of them are past retention and gone.
-    public func events(of user: UserID, since: Int64, limit: Int) async throws -> (events: [StoredEvent], latest: Int64) {
+    /// `lastSeq` is the number of the page's last row (events skipped as unreadable included):
+    /// the next page starts after it.
+    public func events(of user: UserID, since: Int64, limit: Int) async throws -> (events: [StoredEvent], latest: Int64, lastSeq: Int64) {
         let latest = try await latestSeq(of: user)
-        if since >= latest { return ([], latest) }
+        if since >= latest { return ([], latest, latest) }
         let rows = try await database.withConnection { sql in
             try await sql.select().columns("seq", "type", "payload", "created_at", "except_session").from("user_events")
                 .where("user_id", .equal, user.rawValue).where("seq", .greaterThan, since)
                 .orderBy("seq").limit(limit).all()
         }
-        let events = try rows.map { row in
-            StoredEvent(
-                userID: user, seq: try row.decode(column: "seq", as: Int64.self),
-                type: try row.decode(column: "type", as: String.self),
-                payload: try row.decode(column: "payload", as: String.self),
+        var firstSeq: Int64?, lastSeq = since
+        var events: [StoredEvent] = []
+        for row in rows {
+            let seq = try row.decode(column: "seq", as: Int64.self)
+            firstSeq = firstSeq ?? seq
+            lastSeq = seq
+            let type = try row.decode(column: "type", as: String.self)
+            guard let event = RealtimeEvent.decode(type: type, payload: try row.decode(column: "payload", as: String.self)) else {
+                // Written by a newer version, or damaged: skipped, the sequence goes on.
+                logger.warning("stored event not readable; skipped", metadata: ["type": "\(type)", "seq": "\(seq)"])
+                continue
+            }
+            events.append(StoredEvent(
+                userID: user, seq: seq, event: event,
                 createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)),
-                exceptSession: try row.decode(column: "except_session", as: String?.self).map(SessionID.init(rawValue:)))
+                exceptSession: try row.decode(column: "except_session", as: String?.self).map(SessionID.init(rawValue:))))
         }
-        if let first = events.first, first.seq > since + 1 { throw RealtimeErrors.historyExpired }
-        if events.isEmpty { throw RealtimeErrors.historyExpired }
-        return (events, latest)
+        guard let firstSeq, firstSeq <= since + 1 else { throw RealtimeErrors.historyExpired }
+        return (events, latest, lastSeq)
     }
 
     /// Deletes events older than the retention window.
@@ -137,8 +145,8 @@ public enum RealtimeErrors {
 }
 
 extension EventLog: TransactionalEvents {
-    public func store(type: String, payload: any Encodable & Sendable, to users: [UserID], in sql: any SQLDatabase) async throws -> EventDelivery {
-        let stored = try await append(type: type, payload: EventFrame.encode(payload), to: users, exceptSession: nil, in: sql)
+    public func store(_ event: RealtimeEvent, to users: [UserID], in sql: any SQLDatabase) async throws -> EventDelivery {
+        let stored = try await append(event, to: users, exceptSession: nil, in: sql)
         return EventDelivery { [self] in
             for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: event.exceptSession) }
             notify(stored)

@@ -1,13 +1,14 @@
 import ParleyCore
+import ParleyProtocol
 import SQLKit
 
 /// Stores events in the same transaction as the change they announce, so a crash keeps both or
 /// neither, and delivers them to live connections once that transaction has committed.
 public protocol TransactionalEvents: Sendable {
-    /// Numbers and stores one `type` event for each of `users` through `sql`, the caller's open
+    /// Numbers and stores `event` for each of `users` through `sql`, the caller's open
     /// transaction (nothing else may touch the database until it ends). Call the returned
     /// delivery after the commit, and only then.
-    func store(type: String, payload: any Encodable & Sendable, to users: [UserID], in sql: any SQLDatabase) async throws -> EventDelivery
+    func store(_ event: RealtimeEvent, to users: [UserID], in sql: any SQLDatabase) async throws -> EventDelivery
 }
 
 /// Hands events, stored by a transaction that has since committed, to live connections.

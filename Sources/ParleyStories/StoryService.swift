@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ParleyChat
 import ParleyCore
+import ParleyProtocol
 import ParleyFriends
 
 /// 24-hour stories: friends see them, the owner sees who did.
@@ -40,7 +41,7 @@ public final class StoryService: Sendable {
                                 createdAt: now, expiresAt: now.addingTimeInterval(StoryRules.lifetime), viewCount: 0)
         try await store.insert(story)
         let audience = try await friends.friends(of: owner).map(\.friend)
-        await events.publish(type: "story.new", payload: StoryEvent(storyId: story.id.rawValue, ownerId: owner.rawValue), to: audience)
+        await events.publish(.storyNew(StoryEvent(storyId: story.id.rawValue, ownerId: owner.rawValue)), to: audience)
         return story
     }
 
@@ -109,4 +110,3 @@ public final class StoryService: Sendable {
     }
 }
 
-struct StoryEvent: Encodable, Sendable { let storyId: String; let ownerId: String }

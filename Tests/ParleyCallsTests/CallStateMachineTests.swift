@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyProtocol
 import Testing
 
 @testable import ParleyCalls

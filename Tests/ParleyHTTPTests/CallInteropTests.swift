@@ -42,8 +42,10 @@ struct CallInteropTests {
     static func placeCall(python: String, parley: TestParley, client: some TestClientProtocol, ann: TestUser, bo: TestUser,
                           annSocket: RealtimeClient, boSocket: RealtimeClient, run: Int) async throws -> (Double, Double) {
         do {
-            let annPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame"])
-            let boPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame", "--srtp", "cm80"])
+            // --hold: the peers keep their connections until the hangup (a peer that closes DTLS
+            // ends the call at once, `connection_lost`).
+            let annPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame", "--hold"])
+            let boPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame", "--srtp", "cm80", "--hold"])
             defer { annPeer.kill(); boPeer.kill() }
 
             let annOffer = try #require(try await annPeer.next(timeout: .seconds(30)).sdp)

@@ -114,8 +114,8 @@ struct PushTests {
         try await scene.parley.test(.live) { client in
             let (_, bo, annSocket) = try await Self.annOnlineBoAsleep(scene, client)
             defer { annSocket.close() }
-            let annPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame"])
-            let boPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame"])
+            let annPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame", "--hold"])
+            let boPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame", "--hold"])
             defer { annPeer.kill(); boPeer.kill() }
             let annOffer = try #require(try await annPeer.next(timeout: .seconds(30)).sdp)
             let boOffer = try #require(try await boPeer.next(timeout: .seconds(30)).sdp)

@@ -130,6 +130,11 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         stdin.fileHandleForWriting.write(data + Data("\n".utf8))
     }
 
+    /// Tells a peer started with `--hold` to close its peer connection (DTLS close_notify).
+    public func close() {
+        stdin.fileHandleForWriting.write(Data("{\"close\":true}\n".utf8))
+    }
+
     public var stderr: String { stderrLog.text }
 
     /// SIGKILL: Foundation's Process on Linux hands children a signal mask with SIGTERM blocked

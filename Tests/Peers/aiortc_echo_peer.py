@@ -9,6 +9,7 @@ Protocol on stdio (one JSON object per line):
   stdin   {"sdp": ...}                           the relay's answer
   stdout  {"type": "progress", "audioFrames": N, "videoFrames": N, "t": S}   with --progress, every few seconds
   stdout  {"type": "result", "audioFrames": N, "videoFrames": N, "srtpProfile": ..., ...}
+  stdin   any line (with --hold)                 close the peer connection (DTLS close_notify)
 Logs go to stderr. Everything stays on loopback: aioice gathers only 127.0.0.1 (or ::1 with
 `--address ::1`), no STUN/TURN servers, remote candidates other than UDP on that address are
 refused (as peer-bench/echo_bench.py).
@@ -257,6 +258,9 @@ async def run(args):
     emit(result)
     for task in consumers:
         task.cancel()
+    if args.hold:
+        # Keep the connection (and the call) until told: one more stdin line, or EOF.
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
     await pc.close()
 
 
@@ -275,6 +279,8 @@ def main():
     p.add_argument("--connect-timeout", type=float, default=20.0)
     p.add_argument("--address", default=LOOPBACK, choices=["127.0.0.1", "::1"],
                    help="the loopback address to gather, and the only one to send to (::1: IPv6)")
+    p.add_argument("--hold", action="store_true",
+                   help="after the result, keep the peer connection open until a stdin line or EOF")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
     globals()["LOOPBACK"] = args.address   # read by the aioice patches above at call time

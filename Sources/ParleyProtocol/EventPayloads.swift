@@ -1,0 +1,133 @@
+import ParleyCore
+
+// The payload of each realtime event: its fields sit beside `type` and `seq` in the frame.
+
+/// `friend.request`: someone asked to be friends.
+public struct FriendRequestEvent: Codable, Sendable, Equatable {
+    public let id: String
+    public let from: String
+    public let to: String
+    /// RFC 3339 (`WireTime`).
+    public let createdAt: String
+
+    public init(id: String, from: String, to: String, createdAt: String) {
+        self.id = id
+        self.from = from
+        self.to = to
+        self.createdAt = createdAt
+    }
+}
+
+/// `friend.accepted` / `friend.removed`: the other person.
+public struct UserRefEvent: Codable, Sendable, Equatable {
+    public let userId: String
+    public init(userId: String) { self.userId = userId }
+}
+
+/// `message.new`.
+public struct MessageEvent: Codable, Sendable, Equatable {
+    public let message: MessageView
+    public init(message: MessageView) { self.message = message }
+}
+
+/// `message.read`: a member read up to a message.
+public struct ReadEvent: Codable, Sendable, Equatable {
+    public let dialogId: String
+    public let userId: String
+    public let upToMessageId: String
+    public let readAt: String
+
+    public init(dialogId: String, userId: String, upToMessageId: String, readAt: String) {
+        self.dialogId = dialogId
+        self.userId = userId
+        self.upToMessageId = upToMessageId
+        self.readAt = readAt
+    }
+}
+
+/// `typing` (not stored).
+public struct TypingEvent: Codable, Sendable, Equatable {
+    public let dialogId: String
+    public let userId: String
+    public init(dialogId: String, userId: String) {
+        self.dialogId = dialogId
+        self.userId = userId
+    }
+}
+
+/// `dialog.updated`: created, renamed, members changed.
+public struct DialogEvent: Codable, Sendable, Equatable {
+    public struct Dialog: Codable, Sendable, Equatable {
+        public let id: String
+        public let type: DialogType
+        public let name: String?
+        public let avatarUrl: String?
+        public let memberIds: [String]
+        public let updatedAt: String
+
+        public init(id: String, type: DialogType, name: String?, avatarUrl: String?, memberIds: [String], updatedAt: String) {
+            self.id = id
+            self.type = type
+            self.name = name
+            self.avatarUrl = avatarUrl
+            self.memberIds = memberIds
+            self.updatedAt = updatedAt
+        }
+    }
+    public let dialog: Dialog
+    public init(dialog: Dialog) { self.dialog = dialog }
+}
+
+/// `story.new`: a friend posted a story.
+public struct StoryEvent: Codable, Sendable, Equatable {
+    public let storyId: String
+    public let ownerId: String
+    public init(storyId: String, ownerId: String) {
+        self.storyId = storyId
+        self.ownerId = ownerId
+    }
+}
+
+/// `call.incoming`: a friend is calling.
+public struct CallIncomingEvent: Codable, Sendable, Equatable {
+    public let callId: String
+    public let from: String
+    public let media: CallMedia
+    public init(callId: String, from: String, media: CallMedia) {
+        self.callId = callId
+        self.from = from
+        self.media = media
+    }
+}
+
+/// `call.accepted`.
+public struct CallRefEvent: Codable, Sendable, Equatable {
+    public let callId: String
+    public init(callId: String) { self.callId = callId }
+}
+
+/// `call.ended`.
+public struct CallEndedEvent: Codable, Sendable, Equatable {
+    public let callId: String
+    public let reason: CallEndReason
+    public let durationSeconds: Int
+    public init(callId: String, reason: CallEndReason, durationSeconds: Int) {
+        self.callId = callId
+        self.reason = reason
+        self.durationSeconds = durationSeconds
+    }
+}
+
+/// `call.media`: the other side's microphone and camera.
+public struct CallMediaEvent: Codable, Sendable, Equatable {
+    public let callId: String
+    public let from: String
+    public let audio: Bool
+    public let video: Bool
+    public init(callId: String, from: String, audio: Bool, video: Bool) {
+        self.callId = callId
+        self.from = from
+        self.audio = audio
+        self.video = video
+    }
+}

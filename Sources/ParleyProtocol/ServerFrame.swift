@@ -1,0 +1,82 @@
+import Foundation
+import ParleyCore
+
+/// Everything the server writes on the realtime socket, and the one place it is encoded:
+/// - an event: `{"type": …, "seq": N, …payload}` (`seq` absent for events that are not stored);
+/// - a reply: `{"replyTo": id, "ok": true, …fields}` or `{"replyTo": id, "ok": false, "error": {code, message}}`;
+/// - the `hello` that opens every connection.
+public enum ServerFrame: Sendable {
+    case event(RealtimeEvent, seq: Int64?)
+    case reply(to: FrameID?, CommandReply)
+    case failure(to: FrameID?, ParleyError)
+    case hello(Hello)
+
+    /// The frame as JSON text.
+    public var text: String {
+        let data = (try? ProtocolCoding.encoder.encode(Encoded(frame: self))) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `hello`: who this connection is, where its event sequence stands, and the TURN
+    /// servers (as `GET /v1/calls/ice-servers` answers), so a device woken for a call can
+    /// answer it without another request.
+    public struct Hello: Sendable, Encodable {
+        public let userId: String
+        public let sessionId: String
+        public let latestSeq: Int64
+        public let iceServers: [ICEServer]
+        public let iceServersTtlSeconds: Int
+
+        public init(userId: String, sessionId: String, latestSeq: Int64, iceServers: [ICEServer], iceServersTtlSeconds: Int) {
+            self.userId = userId
+            self.sessionId = sessionId
+            self.latestSeq = latestSeq
+            self.iceServers = iceServers
+            self.iceServersTtlSeconds = iceServersTtlSeconds
+        }
+    }
+
+    enum Key: String, CodingKey { case type, seq, replyTo, ok, error, code, message }
+
+    /// Writes the envelope's keys and the payload's fields into one JSON object.
+    struct Encoded: Encodable {
+        let frame: ServerFrame
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            switch frame {
+            case .event(let event, let seq):
+                try container.encode(event.type, forKey: .type)
+                try container.encodeIfPresent(seq, forKey: .seq)
+                try event.payload.encode(to: encoder)
+            case .reply(let id, let reply):
+                try container.encode(id, forKey: .replyTo)
+                try container.encode(true, forKey: .ok)
+                try reply.encodeFields(to: encoder)
+            case .failure(let id, let error):
+                try container.encode(id, forKey: .replyTo)
+                try container.encode(false, forKey: .ok)
+                var body = container.nestedContainer(keyedBy: Key.self, forKey: .error)
+                try body.encode(error.code, forKey: .code)
+                try body.encode(error.message, forKey: .message)
+            case .hello(let hello):
+                try container.encode("hello", forKey: .type)
+                try hello.encode(to: encoder)
+            }
+        }
+    }
+}
+
+/// One entry of `RTCConfiguration.iceServers` (W3C webrtc-pc §4.2.1, `RTCIceServer`): a TURN
+/// server with credentials of its user's own.
+public struct ICEServer: Codable, Sendable, Equatable {
+    public var urls: [String]
+    public var username: String
+    public var credential: String
+
+    public init(urls: [String], username: String, credential: String) {
+        self.urls = urls
+        self.username = username
+        self.credential = credential
+    }
+}
