@@ -156,8 +156,12 @@ import Testing
             scene.annSocket.close()
             try await Task.sleep(for: .milliseconds(300))
             let (back, _) = try await RealtimeClient.connect(port: client.port!, token: scene.ann.accessToken)
-            _ = try await back.command("sync", ["since": 0])
+            let synced = try await back.command("sync", ["since": 0])
             #expect(try await back.next { $0.type == "call.accepted" }["callId"] as? String == id, "syncing tells the call's state")
+            let live = try #require(synced["calls"] as? [[String: Any]], "\(synced)")
+            #expect(live.count == 1 && live.first?["callId"] as? String == id && live.first?["state"] as? String == "active"
+                    && live.first?["direction"] as? String == "outgoing" && live.first?["peerId"] as? String == scene.bo.id,
+                    "the device finds its call still active: \(live)")
             try await Task.sleep(for: .milliseconds(1500))
             #expect(await scene.boSocket.receives { $0.type == "call.ended" } == false)
 
@@ -165,6 +169,9 @@ import Testing
             back.close()
             let ended = try await scene.boSocket.next(timeout: .seconds(5)) { $0.type == "call.ended" }
             #expect(ended["reason"] as? String == "connection_lost")
+            let (again, _) = try await RealtimeClient.connect(port: client.port!, token: scene.ann.accessToken)
+            defer { again.close() }
+            #expect((try await again.command("sync", ["since": 0])["calls"] as? [Any])?.isEmpty == true, "past the grace the call is gone")
         }
     }
 
