@@ -220,6 +220,17 @@ public struct CallBook: Sendable {
         return actions
     }
 
+    /// `blocker` blocked `blocked`: a call between them, ringing or active, ends at once as if
+    /// the blocker hung up (declined or canceled while it rings, `hangup` once answered).
+    public mutating func blocked(_ blocked: UserID, by blocker: UserID, at now: Date) -> [Action] {
+        var actions: [Action] = []
+        for id in calls.keys.sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard var entry = calls[id], entry.machine.involves(blocker), entry.machine.involves(blocked) else { continue }
+            actions += step(&entry, .hangup(user: blocker), at: now)
+        }
+        return actions
+    }
+
     /// The server is stopping: every call ends `server_shutdown`.
     public mutating func shutdown(at now: Date) -> [Action] {
         var actions: [Action] = []

@@ -30,6 +30,11 @@ extension CallService: DevicePresence {
         await perform(book.deviceReturned(device, user: user))
     }
 
+    /// A block ends any call between the two at once.
+    public func blocked(_ blocked: UserID, by blocker: UserID) async {
+        await perform(book.blocked(blocked, by: blocker, at: timers.now()))
+    }
+
     /// Ends every call: the server is stopping.
     public func shutdown() async {
         await perform(book.shutdown(at: timers.now()))

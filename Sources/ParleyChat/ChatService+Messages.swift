@@ -80,7 +80,9 @@ extension ChatService {
         if let known { members = known } else { members = try await store.members(of: record.dialogID) }
         // Looked up before the transaction: nothing else may use the database inside it.
         let attachments = try await attachmentsByID(for: [record])
-        let recipients = members.map(\.userID)
+        // Whoever blocked the sender does not get their messages (in a group they share).
+        let blockers = try await friends.blockers(of: record.senderID)
+        let recipients = members.map(\.userID).filter { !blockers.contains($0) }
         let announce: (@Sendable (any SQLDatabase, MessageRecord) async throws -> EventDelivery)?
         if let transactional = events as? any TransactionalEvents {
             announce = { [self] sql, stored in
@@ -118,7 +120,11 @@ extension ChatService {
         let page = try await store.messages(in: id, after: membership.clearedSeq, before: beforeSeq, limit: limit + 1)
         let shown = Array(page.prefix(limit))
         let members = try await store.members(of: id)
-        return (try await views(shown, members: members), page.count > limit ? shown.last?.id : nil)
+        // Messages of someone the reader blocked stay out of their history (a group they share);
+        // the cursor still moves past them.
+        let blocked = Set(try await friends.blocks(by: user).map(\.blocked))
+        let visible = blocked.isEmpty ? shown : shown.filter { !blocked.contains($0.senderID) }
+        return (try await views(visible, members: members), page.count > limit ? shown.last?.id : nil)
     }
 
     /// Marks everything up to a message read and tells the dialog (read receipts).
@@ -126,7 +132,8 @@ extension ChatService {
         _ = try await memberDialog(user, id)
         guard let message = try await store.message(id: messageID), message.dialogID == id else { throw ChatErrors.messageNotFound }
         guard try await store.markRead(id, by: user, upTo: message.seq) else { return }
-        let members = try await store.members(of: id).map(\.userID)
+        let blockers = try await friends.blockers(of: user)
+        let members = try await store.members(of: id).map(\.userID).filter { !blockers.contains($0) }
         await events.publish(
             .messageRead(ReadEvent(dialogId: id.rawValue, userId: user.rawValue, upToMessageId: messageID.rawValue,
                                readAt: WireTime.string(clock.now()))),
@@ -136,7 +143,8 @@ extension ChatService {
     /// "… is typing": to the other members' connected devices, not stored.
     public func typing(_ user: UserID, _ id: DialogID) async throws {
         _ = try await memberDialog(user, id)
-        let others = try await store.members(of: id).map(\.userID).filter { $0 != user }
+        let blockers = try await friends.blockers(of: user)
+        let others = try await store.members(of: id).map(\.userID).filter { $0 != user && !blockers.contains($0) }
         events.publishEphemeral(.typing(TypingEvent(dialogId: id.rawValue, userId: user.rawValue)), to: others)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ParleyCore
 import ParleyProtocol
+import Synchronization
 
 /// Requests, friendships and blocks: the one place that decides who may reach whom.
 public final class FriendService: RelationshipDirectory, Sendable {
@@ -9,6 +10,8 @@ public final class FriendService: RelationshipDirectory, Sendable {
     let events: any EventPublisher
     let clock: any WallClock
     let logger: Logger
+    /// Told of every new block (calls end a call between the two at once).
+    private let blockObservers = Mutex<[@Sendable (_ blocker: UserID, _ blocked: UserID) async -> Void]>([])
 
     public init(store: any FriendStore, events: any EventPublisher, clock: any WallClock, logger: Logger) {
         self.store = store
@@ -119,7 +122,13 @@ public final class FriendService: RelationshipDirectory, Sendable {
             await events.publish(.friendRemoved(UserRefEvent(userId: target.rawValue)), to: [blocker])
             await events.publish(.friendRemoved(UserRefEvent(userId: blocker.rawValue)), to: [target])
         }
+        for observer in blockObservers.withLock({ $0 }) { await observer(blocker, target) }
         logger.info("blocked", metadata: ["blocker": "\(blocker)", "blocked": "\(target)"])
+    }
+
+    /// Calls `observer` after every block (also a repeated one: what it ends may have begun since).
+    public func onBlock(_ observer: @escaping @Sendable (_ blocker: UserID, _ blocked: UserID) async -> Void) {
+        blockObservers.withLock { $0.append(observer) }
     }
 
     /// Lifts a block (idempotent). Friendship does not come back by itself.

@@ -19,22 +19,24 @@ struct UserPresenter: Sendable {
     let publicBaseURL: String
     let relationships: any RelationshipDirectory
 
-    func body(_ user: UserRecord, viewer: UserID?, relationship: Relationship = .none) -> UserBody {
+    /// `blockedViewer`: `user` blocked the viewer, who then sees neither their picture nor their
+    /// status (in members, story viewers, call history), and is not told why.
+    func body(_ user: UserRecord, viewer: UserID?, relationship: Relationship = .none, blockedViewer: Bool = false) -> UserBody {
         UserBody(
-            id: user.id.rawValue, name: user.name, email: viewer == user.id ? user.email : nil, status: user.status,
-            avatarUrl: user.avatarHash.map { "\(publicBaseURL)/v1/avatars/\($0)" },
+            id: user.id.rawValue, name: user.name, email: viewer == user.id ? user.email : nil, status: blockedViewer ? "" : user.status,
+            avatarUrl: blockedViewer ? nil : user.avatarHash.map { "\(publicBaseURL)/v1/avatars/\($0)" },
             createdAt: WireTime.string(user.createdAt), relationship: relationship)
     }
 
     /// One user as `viewer` sees them, relationship included.
     func present(_ user: UserRecord, to viewer: UserID) async throws -> UserBody {
-        if user.id == viewer { return body(user, viewer: viewer) }
-        let relationship = try await relationships.relationships(of: viewer, to: [user.id])[user.id] ?? .none
-        return body(user, viewer: viewer, relationship: relationship)
+        try await present([user], to: viewer)[0]
     }
 
     func present(_ users: [UserRecord], to viewer: UserID) async throws -> [UserBody] {
-        let map = try await relationships.relationships(of: viewer, to: users.map(\.id).filter { $0 != viewer })
-        return users.map { body($0, viewer: viewer, relationship: map[$0.id] ?? .none) }
+        let others = users.map(\.id).filter { $0 != viewer }
+        let map = try await relationships.relationships(of: viewer, to: others)
+        let blockers = others.isEmpty ? [] : try await relationships.blockers(of: viewer)
+        return users.map { body($0, viewer: viewer, relationship: map[$0.id] ?? .none, blockedViewer: blockers.contains($0.id)) }
     }
 }
