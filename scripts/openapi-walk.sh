@@ -41,7 +41,7 @@ print(tcp.getsockname()[1], udp.getsockname()[1])
 PY
 )
 HTTP_HOST=127.0.0.1 HTTP_PORT=$http_port MEDIA_HOST=127.0.0.1 MEDIA_PORT=$media_port DATA_DIRECTORY="$work/data" \
-    AUTH_BCRYPT_COST=4 LOG_LEVEL=${LOG_LEVEL:-warning} \
+    AUTH_BCRYPT_COST=4 AUTH_REGISTRATIONS_PER_ADDRESS_PER_HOUR=100000 LOG_LEVEL=${LOG_LEVEL:-warning} \
     "$bin/parley" --config config/parley.yaml > "$work/server.log" 2>&1 &
 server=$!
 disown $server

@@ -23,7 +23,5 @@ public enum AccountErrors {
     public static let unsupportedImage = ParleyError(.unsupportedMedia, code: "unsupported_media_type", "Avatars are JPEG, PNG or HEIC images")
     public static let imageTooLarge = ParleyError(.tooLarge, code: "payload_too_large", "Avatars are at most 5 MiB")
 
-    public static func rateLimited(retryAfter: Int) -> ParleyError {
-        ParleyError(.rateLimited, code: "rate_limited", "Too many attempts; try again in \(retryAfter) s", retryAfter: retryAfter)
-    }
+    public static func rateLimited(retryAfter: Int) -> ParleyError { .rateLimited(retryAfter: retryAfter) }
 }

@@ -16,7 +16,10 @@ public final class AccountService: Sendable {
     let settings: AccountSettings
     let logger: Logger
     let failedLoginsPerAccount: RateLimiter
+    let failedLoginsPerAccountAndAddress: RateLimiter
     let attemptsPerAddress: RateLimiter
+    let registrationsPerAddress: RateLimiter
+    let registrations: RateLimiter
     /// Mails (verification, reset) per account and hour: past it they are silently not sent, so
     /// the answer stays the same and nobody's inbox can be flooded.
     let mailsPerAccount = RateLimiter(limit: 5, window: 3600)
@@ -37,7 +40,10 @@ public final class AccountService: Sendable {
         self.settings = settings
         self.logger = logger
         self.failedLoginsPerAccount = RateLimiter(limit: settings.loginFailuresPerAccount, window: settings.loginWindow)
+        self.failedLoginsPerAccountAndAddress = RateLimiter(limit: settings.loginFailuresPerAccountAndAddress, window: settings.loginWindow)
         self.attemptsPerAddress = RateLimiter(limit: settings.loginAttemptsPerAddress, window: settings.loginWindow)
+        self.registrationsPerAddress = RateLimiter(limit: settings.registrationsPerAddressPerHour, window: 3600)
+        self.registrations = RateLimiter(limit: settings.registrationsPerHour, window: 3600)
     }
 
     /// What a new user fills in.
@@ -66,7 +72,17 @@ public final class AccountService: Sendable {
         return removed
     }
 
-    public func register(_ form: Registration) async throws -> UserRecord {
+    /// Creates an account. `clientAddress` counts against the registration limits (per address
+    /// and from everywhere together, per hour): past them, `rate_limited` before any work.
+    public func register(_ form: Registration, clientAddress: String? = nil) async throws -> UserRecord {
+        let started = clock.now()
+        if let wait = registrationsPerAddress.retryAfter("address:" + (clientAddress ?? "unknown"), now: started)
+            ?? registrations.retryAfter("all", now: started) {
+            logger.notice("registration rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
+            throw AccountErrors.rateLimited(retryAfter: wait)
+        }
+        registrationsPerAddress.record("address:" + (clientAddress ?? "unknown"), now: started)
+        registrations.record("all", now: started)
         guard let name = AccountRules.cleanName(form.name) else { throw AccountErrors.invalidName }
         let email = AccountRules.normalizeEmail(form.email)
         guard AccountRules.isValidEmail(email) else { throw AccountErrors.invalidEmail }

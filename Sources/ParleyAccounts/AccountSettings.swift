@@ -12,10 +12,17 @@ public struct AccountSettings: Sendable {
     /// An account whose address was never verified is deleted this long after registering, and
     /// its address is free again (someone else may have typed it).
     public var unverifiedAccountLifetime: TimeInterval = 7 * 24 * 3600
+    /// Registrations allowed per client address, and from everywhere together, per hour.
+    public var registrationsPerAddressPerHour = 20
+    public var registrationsPerHour = 1000
     public var verificationTokenLifetime: TimeInterval
     public var resetTokenLifetime: TimeInterval
     public var maxAvatarBytes: Int
-    /// Failed logins allowed per account within `loginWindow`.
+    /// Failed logins allowed per account from one client address within `loginWindow`: five
+    /// wrong guesses from elsewhere do not lock the owner out.
+    public var loginFailuresPerAccountAndAddress: Int
+    /// Failed logins allowed per account from all addresses together within `loginWindow`
+    /// (guessing spread over many addresses).
     public var loginFailuresPerAccount: Int
     /// Login attempts allowed per client address within `loginWindow`.
     public var loginAttemptsPerAddress: Int
@@ -30,7 +37,8 @@ public struct AccountSettings: Sendable {
         verificationTokenLifetime: TimeInterval = 48 * 3600,
         resetTokenLifetime: TimeInterval = 3600,
         maxAvatarBytes: Int = 5 * 1024 * 1024,
-        loginFailuresPerAccount: Int = 5,
+        loginFailuresPerAccountAndAddress: Int = 5,
+        loginFailuresPerAccount: Int = 100,
         loginAttemptsPerAddress: Int = 30,
         loginWindow: TimeInterval = 15 * 60
     ) {
@@ -42,6 +50,7 @@ public struct AccountSettings: Sendable {
         self.verificationTokenLifetime = verificationTokenLifetime
         self.resetTokenLifetime = resetTokenLifetime
         self.maxAvatarBytes = maxAvatarBytes
+        self.loginFailuresPerAccountAndAddress = loginFailuresPerAccountAndAddress
         self.loginFailuresPerAccount = loginFailuresPerAccount
         self.loginAttemptsPerAddress = loginAttemptsPerAddress
         self.loginWindow = loginWindow

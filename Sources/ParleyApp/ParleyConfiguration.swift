@@ -15,8 +15,18 @@ public struct ParleyConfiguration: Sendable {
     public var accessTokenSeconds = 900
     public var refreshTokenDays = 60
     public var passwordResetLink = "parley://password-reset?token={token}"
-    public var loginFailuresPerAccount = 5
+    /// Wrong passwords per account from one address, and from all addresses together, per window.
+    public var loginFailuresPerAccountAndAddress = 5
+    public var loginFailuresPerAccount = 100
     public var loginAttemptsPerAddress = 30
+    public var registrationsPerAddressPerHour = 20
+    public var registrationsPerHour = 1000
+    /// Proxies (addresses or CIDR blocks) whose `X-Forwarded-For` names the client.
+    public var trustedProxies: [String] = []
+    /// Per-user write limits.
+    public var messagesPerMinute = 600
+    public var friendRequestsPerHour = 100
+    public var callInvitesPerMinute = 30
     /// Days after which an account whose address was never verified is deleted.
     public var unverifiedAccountDays = 7
     public var loginWindowSeconds = 900
@@ -124,7 +134,14 @@ public struct ParleyConfiguration: Sendable {
         accessTokenSeconds = config.int(forKey: "auth.accessTokenSeconds", default: d.accessTokenSeconds)
         refreshTokenDays = config.int(forKey: "auth.refreshTokenDays", default: d.refreshTokenDays)
         passwordResetLink = config.string(forKey: "auth.passwordResetLink", default: d.passwordResetLink)
+        loginFailuresPerAccountAndAddress = config.int(forKey: "auth.loginFailuresPerAccountAndAddress", default: d.loginFailuresPerAccountAndAddress)
         loginFailuresPerAccount = config.int(forKey: "auth.loginFailuresPerAccount", default: d.loginFailuresPerAccount)
+        registrationsPerAddressPerHour = config.int(forKey: "auth.registrationsPerAddressPerHour", default: d.registrationsPerAddressPerHour)
+        registrationsPerHour = config.int(forKey: "auth.registrationsPerHour", default: d.registrationsPerHour)
+        trustedProxies = config.stringArray(forKey: "http.trustedProxies", default: d.trustedProxies).filter { !$0.isEmpty }
+        messagesPerMinute = config.int(forKey: "limits.messagesPerMinute", default: d.messagesPerMinute)
+        friendRequestsPerHour = config.int(forKey: "limits.friendRequestsPerHour", default: d.friendRequestsPerHour)
+        callInvitesPerMinute = config.int(forKey: "limits.callInvitesPerMinute", default: d.callInvitesPerMinute)
         loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)
         unverifiedAccountDays = config.int(forKey: "auth.unverifiedAccountDays", default: d.unverifiedAccountDays)
         loginWindowSeconds = config.int(forKey: "auth.loginWindowSeconds", default: d.loginWindowSeconds)

@@ -63,10 +63,13 @@ public enum ParleyServer {
             accessTokenLifetime: TimeInterval(config.accessTokenSeconds),
             refreshTokenLifetime: TimeInterval(config.refreshTokenDays) * 86_400,
             maxAvatarBytes: config.maxAvatarBytes,
+            loginFailuresPerAccountAndAddress: config.loginFailuresPerAccountAndAddress,
             loginFailuresPerAccount: config.loginFailuresPerAccount,
             loginAttemptsPerAddress: config.loginAttemptsPerAddress,
             loginWindow: TimeInterval(config.loginWindowSeconds))
         settings.unverifiedAccountLifetime = TimeInterval(max(config.unverifiedAccountDays, 1)) * 86_400
+        settings.registrationsPerAddressPerHour = max(config.registrationsPerAddressPerHour, 1)
+        settings.registrationsPerHour = max(config.registrationsPerHour, 1)
         let secret = try config.jwtSecret.isEmpty ? SecretFile.load(dataDirectory + "/jwt-secret") : config.jwtSecret
         let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
         let accounts = AccountService(
@@ -81,10 +84,12 @@ public enum ParleyServer {
             case .allOf(let user): hub.closeConnections(user: user)
             }
         }
-        let friends = FriendService(store: SQLFriendStore(database: database), events: events, clock: clock, logger: logger)
-        let chatSettings = ChatSettings(
+        let friends = FriendService(store: SQLFriendStore(database: database), events: events, clock: clock,
+                                    requestsPerHour: config.friendRequestsPerHour, logger: logger)
+        var chatSettings = ChatSettings(
             publicBaseURL: publicBaseURL, maxImageBytes: config.maxImageBytes, maxVideoBytes: config.maxVideoBytes,
             maxAudioBytes: config.maxAudioBytes)
+        chatSettings.messagesPerMinute = config.messagesPerMinute
         let chat = ChatService(
             store: SQLChatStore(database: database), friends: friends, events: events,
             files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, logger: logger)
@@ -102,7 +107,7 @@ public enum ParleyServer {
             legs: relay, permissions: friends, recorder: StoredCallRecorder(store: SQLCallStore(database: database), chat: chat),
             events: events, timers: SystemCallTimers(clock: clock),
             settings: .init(ringTimeout: .seconds(config.ringSeconds), reconnectGrace: .seconds(config.reconnectGraceSeconds)),
-            logger: logger)
+            invitesPerMinute: config.callInvitesPerMinute, logger: logger)
         friends.onBlock { blocker, blocked in await calls.blocked(blocked, by: blocker) }
         let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,
@@ -111,6 +116,7 @@ public enum ParleyServer {
             accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
         dependencies.iceServers = iceServers
+        dependencies.trustedProxies = try TrustedProxies(config.trustedProxies)
         dependencies.realtimeAdmits = { gateway.acceptsAnotherConnection(of: $0) }
         let pushStore = PushStore(database: database)
         dependencies.push = PushSetup(store: pushStore, bundleID: config.push.isConfigured ? config.push.bundleID : nil)

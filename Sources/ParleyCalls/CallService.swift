@@ -16,9 +16,12 @@ public actor CallService {
     let logger: Logger
     var book: CallBook
     var running: [CallBook.Timer: CallTimerHandle] = [:]
+    /// Calls each user may place per minute (`limits.callInvitesPerMinute`).
+    let inviteLimit: RateLimiter
 
     public init(legs: any CallLegs, permissions: any CallPermissions, recorder: any CallRecorder, events: any EventPublisher,
-                timers: any CallTimers, settings: CallBook.Settings, logger: Logger) {
+                timers: any CallTimers, settings: CallBook.Settings, invitesPerMinute: Int = 30, logger: Logger) {
+        self.inviteLimit = RateLimiter(limit: max(invitesPerMinute, 1), window: 60)
         self.legs = legs
         self.permissions = permissions
         self.recorder = recorder
@@ -40,6 +43,7 @@ public actor CallService {
     /// answered instead (glare: two invites that cross become one call).
     public func invite(from caller: UserID, device: SessionID, to callee: UserID, media: CallMedia, sdp: String) async throws -> Invitation {
         guard caller != callee else { throw CallErrors.callYourself }
+        try inviteLimit.admit(caller.rawValue, now: timers.now())
         try await permissions.requireFriendship(from: caller, to: callee)
         let id = CallID.generate()
         switch try book.invite(id, from: caller, device: device, to: callee, media: media, at: timers.now()) {
@@ -106,8 +110,15 @@ public actor CallService {
         book.liveCalls(of: user, device: device)
     }
 
-    /// Carries out the book's actions, in order.
+    /// Carries out the book's actions, in order, to the end: in a task of its own, so that a
+    /// command whose socket closes meanwhile (its task cancelled) still records and announces
+    /// what the book already decided.
     func perform(_ actions: [CallBook.Action]) async {
+        guard !actions.isEmpty else { return }
+        await Task { await carryOut(actions) }.value
+    }
+
+    func carryOut(_ actions: [CallBook.Action]) async {
         for action in actions {
             switch action {
             case .pairLegs(let a, let b):

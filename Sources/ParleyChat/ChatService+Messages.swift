@@ -24,6 +24,7 @@ extension ChatService {
     /// Stores the message (committed before this returns) and tells every member's devices.
     /// Sending the same clientMessageId again returns the stored message and tells nobody twice.
     public func send(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
+        try messageLimit.admit(user.rawValue, now: clock.now())
         // The members once, for the membership check, a private dialog's reach and the views.
         let members = try await store.members(of: id)
         guard members.contains(where: { $0.userID == user }), let dialog = try await store.dialog(id: id) else {

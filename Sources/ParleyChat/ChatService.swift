@@ -15,6 +15,8 @@ public final class ChatService: Sendable {
     let clock: any WallClock
     let settings: ChatSettings
     let logger: Logger
+    /// Messages each user may send per minute (`limits.messagesPerMinute`).
+    let messageLimit: RateLimiter
 
     public init(store: any ChatStore, friends: FriendService, events: any EventPublisher, files: FileStore,
                 clock: any WallClock, settings: ChatSettings, logger: Logger) {
@@ -25,6 +27,7 @@ public final class ChatService: Sendable {
         self.clock = clock
         self.settings = settings
         self.logger = logger
+        self.messageLimit = RateLimiter(limit: max(settings.messagesPerMinute, 1), window: 60)
     }
 
     // MARK: Dialogs

@@ -4,6 +4,8 @@ public struct ChatSettings: Sendable {
     public var maxImageBytes: Int
     public var maxVideoBytes: Int
     public var maxAudioBytes: Int
+    /// Messages one user may send per minute, all dialogs together; past it `rate_limited`.
+    public var messagesPerMinute = 600
 
     public init(publicBaseURL: String, maxImageBytes: Int = 10 << 20, maxVideoBytes: Int = 100 << 20, maxAudioBytes: Int = 20 << 20) {
         self.publicBaseURL = publicBaseURL

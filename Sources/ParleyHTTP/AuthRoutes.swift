@@ -59,7 +59,7 @@ struct AuthRoutes {
             let body = try await RequestBody.json(RegisterBody.self, from: request)
             form = .init(name: body.name, email: body.email, password: body.password, dateOfBirth: body.dateOfBirth)
         }
-        let user = try await accounts.register(form)
+        let user = try await accounts.register(form, clientAddress: context.clientAddress)
         return EditedResponse(status: .created, response: UserEnvelope(user: users.body(user, viewer: user.id)))
     }
 

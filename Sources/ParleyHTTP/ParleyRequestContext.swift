@@ -7,7 +7,8 @@ import ParleyCore
 /// who is asking.
 public struct ParleyRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    public let clientAddress: String?
+    /// The TCP peer, or the client a trusted proxy names (`ClientAddressMiddleware`).
+    public var clientAddress: String?
     public var principal: Principal?
 
     public init(source: ApplicationRequestContextSource) {

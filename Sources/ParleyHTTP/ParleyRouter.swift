@@ -28,6 +28,8 @@ public struct HTTPDependencies: Sendable {
     public var iceServers = ICEServerIssuer.disabled
     /// Device tokens and notification settings; registration refused unless APNs is configured.
     public var push = PushSetup.disabled
+    /// Proxies whose `X-Forwarded-For` names the client (rate limits count the real client).
+    public var trustedProxies = TrustedProxies.none
 
     public init(
         accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, echo: EchoCalls, calls: CallService, publicBaseURL: String, maxAvatarBytes: Int,
@@ -53,6 +55,7 @@ public enum ParleyRouter {
         let router = Router(context: ParleyRequestContext.self)
         let routeIndex = RouteIndex()
         router.middlewares.add(ErrorMiddleware<ParleyRequestContext>(routes: routeIndex))
+        router.middlewares.add(ClientAddressMiddleware(trusted: deps.trustedProxies))
         let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends)
         let auth = BearerAuthMiddleware(accounts: deps.accounts)
         let mediaAuth = BearerAuthMiddleware(accounts: deps.accounts, queryTokenForReads: true)

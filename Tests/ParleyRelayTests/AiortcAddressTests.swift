@@ -82,7 +82,10 @@ extension AiortcEchoTests {
             #expect(after[.unknownSource] > before[.unknownSource], "media from the new address before its check is dropped and counted")
             let videoAfter = (result.videoFrames ?? 0) - (atSwitch.videoFrames ?? 0)
             let audioAfter = (result.audioFrames ?? 0) - (atSwitch.audioFrames ?? 0)
-            #expect(videoAfter >= 45 && audioAfter >= 100, "frames decoded after the switch: video \(videoAfter), audio \(audioAfter)")
+            // Video resumes at the next key frame after the switch; on a loaded 2-core machine
+            // (the whole suite in parallel) that has taken up to ~8 s, so the bound only asks
+            // that media came back, not how fast.
+            #expect(videoAfter >= 10 && audioAfter >= 100, "frames decoded after the switch: video \(videoAfter), audio \(audioAfter)")
             print("""
                 rebinding: before switch audio=\(atSwitch.audioFrames ?? -1) video=\(atSwitch.videoFrames ?? -1); \
                 after audio=\(audioAfter) video=\(videoAfter); new address checked in after \(firstCheck - switchedAt), \

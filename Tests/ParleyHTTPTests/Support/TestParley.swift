@@ -24,6 +24,8 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         config.publicBaseURL = "http://parley.test"
         config.mediaHost = "127.0.0.1"
         config.mediaPort = 0
+        // Suites sign many people up from one address; the limits' own tests set them.
+        config.registrationsPerAddressPerHour = 10_000
         configure(&config)
         let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))   // 2026-11-22T12:00:00Z
         var logger = Logger(label: "parley-test")

@@ -35,4 +35,18 @@ public final class RateLimiter: Sendable {
     public func reset(_ key: String) {
         _ = events.withLock { $0.removeValue(forKey: key) }
     }
+
+    /// Counts one act of `key` if it is within its share; throws `rate_limited` (with how long
+    /// to wait) when it is not. The act refused is not counted.
+    public func admit(_ key: String, now: Date) throws(ParleyError) {
+        if let wait = retryAfter(key, now: now) { throw ParleyError.rateLimited(retryAfter: wait) }
+        record(key, now: now)
+    }
+}
+
+extension ParleyError {
+    /// `429 rate_limited`, with a `Retry-After` of `retryAfter` seconds.
+    public static func rateLimited(retryAfter: Int) -> ParleyError {
+        ParleyError(.rateLimited, code: "rate_limited", "Too many attempts; try again in \(retryAfter) s", retryAfter: retryAfter)
+    }
 }
