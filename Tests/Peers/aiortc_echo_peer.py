@@ -170,7 +170,8 @@ async def run(args):
         while True:
             try:
                 frame = await track.recv()
-            except Exception:  # MediaStreamError when the track ends
+            except Exception as exc:  # MediaStreamError when the track ends
+                log.warning("remote %s track stopped: %r", track.kind, exc)
                 return
             if track.kind not in first_at:
                 first_at[track.kind] = time.monotonic()

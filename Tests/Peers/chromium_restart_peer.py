@@ -16,6 +16,7 @@ Protocol on stdio (one JSON object per line), as aiortc_echo_peer.py:
   stdout  {"type": "result", "videoFrames": N, "audioPackets": N, "videoGapSeconds": s,
            "audioGapSeconds": s, "baselineVideoGapSeconds": s, "connectionState": ...,
            "ufragBefore": ..., "ufragAfter": ..., "restartAnsweredAfter": s, ...}
+  stdin   any line (with --hold)                    close the browser
   stdout  {"type": "error", "error": ...}
 Nothing is fetched from the network (the page is served by Playwright's router); no browser is
 downloaded: Playwright launches /usr/bin/chromium (or --chromium).
@@ -190,6 +191,8 @@ def run(args):
                 "pairChanges": last[4],
                 "restartAnsweredAfter": round((restart_answered - restart_at) / 1000, 3) if restart_answered else None,
             })
+            if args.hold:
+                sys.stdin.readline()   # keep the call until told (one more line, or EOF)
         finally:
             browser.close()
     return 0
@@ -200,6 +203,8 @@ def main():
     p.add_argument("--restart-after", type=float, default=3.0, help="seconds of media before restartIce() (0: never)")
     p.add_argument("--seconds-after", type=float, default=6.0, help="seconds of media watched after the restart answer")
     p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for the first video")
+    p.add_argument("--hold", action="store_true",
+                   help="after the result, keep the peer connection until one more stdin line (or EOF)")
     p.add_argument("--gather-timeout", type=float, default=5.0)
     p.add_argument("--chromium", default="/usr/bin/chromium")
     p.add_argument("--chromium-arg", action="append", default=[], help="one more command-line flag for chromium")
