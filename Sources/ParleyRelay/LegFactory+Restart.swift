@@ -33,6 +33,7 @@ extension LegFactory {
         parameters.iceUfrag = Self.randomICEString(length: 8)
         parameters.icePwd = Self.randomICEString(length: 24)
         parameters.sessionVersion += 1
+        parameters.preferredSetup = basis.localSetup
         let (answer, first, remoteUfrag, remoteFingerprint) = try Self.answer(session, parameters: parameters)
 
         guard !basis.remoteUfrags.contains(remoteUfrag) else {

@@ -79,6 +79,7 @@ public enum SDPAnswerer {
         if let setup = media.remoteSetup, setup == .passive || setup == .holdconn {
             throw .unsupportedSetup(mid: mid, role: setup)
         }
+        if media.remoteSetup == nil || media.remoteSetup == .actpass { media.localSetup = relay.preferredSetup }
 
         // Only extensions both sides know, with the offer's ids; ids above 14 would need
         // two-byte headers, which this answer does not allow (no extmap-allow-mixed).

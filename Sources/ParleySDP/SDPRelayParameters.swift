@@ -25,6 +25,10 @@ public struct SDPRelayParameters: Sendable, Hashable {
     public var sessionVersion: UInt64
     /// The msid stream id the relay's tracks belong to (RFC 8830).
     public var mediaStreamID: String
+    /// The relay's DTLS role when the offer leaves it to the answerer (`actpass`, or no
+    /// `a=setup`): passive for a new leg; an ICE restart answers with the role the leg already
+    /// has, since the DTLS association stays (RFC 8842 §5.5).
+    public var preferredSetup: SDPSetupRole = .passive
 
     public init(iceUfrag: String, icePwd: String, fingerprintSHA256: String, address: String,
                 otherAddresses: [String] = [], port: Int,

@@ -232,6 +232,15 @@ struct AnswerTests {
         // setup:active is fine: the relay stays passive.
         #expect(try answer(chromium.replacingOccurrences(of: "a=setup:actpass", with: "a=setup:active"))
             .negotiation.media[0].remoteSetup == .active)
+        // An ICE restart keeps the leg's DTLS role where the offer leaves it open (RFC 8842 §5.5),
+        // but an offer that says active still gets passive.
+        var restart = relay
+        restart.preferredSetup = .active
+        let open = try SDPAnswerer.answer(offer: SessionDescription(parsing: chromium), relay: restart)
+        #expect(open.negotiation.media[0].localSetup == .active && open.sdp.contains("a=setup:active"))
+        let decided = try SDPAnswerer.answer(
+            offer: SessionDescription(parsing: chromium.replacingOccurrences(of: "a=setup:actpass", with: "a=setup:active")), relay: restart)
+        #expect(decided.negotiation.media[0].localSetup == .passive)
         #expect(throws: SDPAnswerError.missingFingerprint(mid: "0")) {
             try answer(chromium.split(separator: "\r\n").filter { !$0.hasPrefix("a=fingerprint") }.joined(separator: "\r\n"))
         }
