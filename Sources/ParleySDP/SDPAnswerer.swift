@@ -9,13 +9,22 @@ public struct SDPAnswer: Sendable, Hashable {
     public var sdp: String { session.text }
 }
 
-/// Answers WebRTC offers as an ICE-lite, DTLS-passive, BUNDLE-only relay that forwards Opus
-/// and VP8 (JSEP, RFC 8829 §5.3; RFC 3264 §6).
+/// Answers WebRTC offers as an ICE-lite, BUNDLE-only relay that forwards Opus and VP8 (JSEP,
+/// RFC 8829 §5.3; RFC 3264 §6).
 ///
 /// Each audio or video section over UDP/TLS/RTP/SAVPF with rtcp-mux and a mid is accepted
 /// with one codec — Opus for audio, VP8 for video, with the offer's payload type and fmtp —
 /// and everything else in it (RTX, RED, ULPFEC, H264, VP9, AV1, G.711, …) is left out. Other
-/// sections are answered with port 0 and kept out of BUNDLE.
+/// sections are answered with port 0, their mid, and kept out of BUNDLE.
+///
+/// A max-bundle offer's `a=bundle-only` sections (port 0, RFC 8843 §7.2.1) are accepted into
+/// the bundle; a section that leaves out transport attributes (ICE credentials, fingerprint,
+/// setup) shares those of the offerer-tagged section, the first of the BUNDLE group (§7.2).
+/// Every accepted section of the answer carries the full transport description, as JSEP answers
+/// do, so a stack that reads them per section finds them.
+///
+/// DTLS role (RFC 5763 §5, RFC 8842 §5.3): the relay answers `passive` to `actpass` or `active`
+/// (it is the DTLS server), and `active` to `passive` (it is the client).
 public enum SDPAnswerer {
     /// Feedback kept for VP8 when offered (RFC 4585 §4.2, RFC 5104 §7.1).
     static let videoFeedback: Set<String> = ["nack", "nack pli", "ccm fir", "goog-remb", "transport-cc"]
@@ -24,16 +33,22 @@ public enum SDPAnswerer {
 
     /// Builds the answer to `offer` for a relay described by `relay`.
     public static func answer(offer: SessionDescription, relay: SDPRelayParameters) throws(SDPAnswerError) -> SDPAnswer {
+        let offeredBundle = offer.bundleMids ?? []
+        // The offerer-tagged section (RFC 8843 §7.2.1): the first mid of the group.
+        let tagged = offeredBundle.first.flatMap { mid in offer.media.first { $0.mid == mid } }
         var negotiated: [NegotiatedMedia] = []
         for (index, section) in offer.media.enumerated() {
-            negotiated.append(try negotiate(section, index: index, offer: offer, relay: relay))
+            let transport = section.mid.map(offeredBundle.contains) == true ? tagged : nil
+            negotiated.append(try negotiate(section, index: index, offer: offer, bundleTransport: transport,
+                                            offeredBundle: offeredBundle, relay: relay))
         }
-        guard negotiated.contains(where: \.isAccepted) else { throw .noAcceptableMedia }
+        guard let first = negotiated.first(where: \.isAccepted) else { throw .noAcceptableMedia }
+        // One transport per leg, so one DTLS role: the first accepted section's.
+        for index in negotiated.indices where negotiated[index].isAccepted {
+            negotiated[index].localSetup = first.localSetup
+        }
 
-        let offeredBundle = offer.bundleMids
-        let bundle = offeredBundle.map { group in
-            negotiated.compactMap { $0.isAccepted ? $0.mid : nil }.filter(group.contains)
-        } ?? []
+        let bundle = negotiated.compactMap { $0.isAccepted ? $0.mid : nil }.filter(offeredBundle.contains)
 
         var answer = SessionDescription(origin: SDPOrigin(
             sessionID: String(relay.sessionID), sessionVersion: String(relay.sessionVersion),
@@ -51,21 +66,26 @@ public enum SDPAnswerer {
         return SDPAnswer(session: answer, negotiation: SDPNegotiation(media: negotiated, bundleMids: bundle))
     }
 
-    /// Decides one section: codec, feedback, extensions, direction, credentials.
+    /// Decides one section: codec, feedback, extensions, direction, credentials. A bundled
+    /// section without its own transport attributes takes `bundleTransport`'s, then the session's.
     static func negotiate(_ section: MediaDescription, index: Int, offer: SessionDescription,
+                          bundleTransport: MediaDescription?, offeredBundle: [String],
                           relay: SDPRelayParameters) throws(SDPAnswerError) -> NegotiatedMedia {
         let remoteDirection = section.direction
-        let fingerprints = section.fingerprints.isEmpty ? offer.fingerprints : section.fingerprints
+        let fingerprints = [section.fingerprints, bundleTransport?.fingerprints ?? [], offer.fingerprints]
+            .first { !$0.isEmpty } ?? []
+        let remoteSetup = section.setup ?? bundleTransport?.setup ?? offer.setup
         var media = NegotiatedMedia(
             index: index, mid: section.mid, kind: section.kind, rejection: nil, codec: nil, headerExtensions: [],
             remoteSSRCs: section.ssrcs, remoteSSRCGroups: section.ssrcGroups,
             remoteCNAME: section.ssrcs.first.flatMap(section.cname(for:)),
             remoteDirection: remoteDirection, localDirection: .inactive,
-            remoteICEUfrag: section.iceUfrag ?? offer.iceUfrag, remoteICEPwd: section.icePwd ?? offer.icePwd,
-            remoteFingerprints: fingerprints, remoteSetup: section.setup ?? offer.setup, localSetup: .passive,
+            remoteICEUfrag: section.iceUfrag ?? bundleTransport?.iceUfrag ?? offer.iceUfrag,
+            remoteICEPwd: section.icePwd ?? bundleTransport?.icePwd ?? offer.icePwd,
+            remoteFingerprints: fingerprints, remoteSetup: remoteSetup, localSetup: .passive,
             localStream: nil)
 
-        if let rejection = rejection(of: section) {
+        if let rejection = rejection(of: section, offeredBundle: offeredBundle) {
             media.rejection = rejection
             return media
         }
@@ -76,10 +96,7 @@ public enum SDPAnswerer {
         let mid = section.mid ?? ""
         guard media.remoteICEUfrag != nil, media.remoteICEPwd != nil else { throw .missingICECredentials(mid: mid) }
         guard !fingerprints.isEmpty else { throw .missingFingerprint(mid: mid) }
-        if let setup = media.remoteSetup, setup == .passive || setup == .holdconn {
-            throw .unsupportedSetup(mid: mid, role: setup)
-        }
-        if media.remoteSetup == nil || media.remoteSetup == .actpass { media.localSetup = relay.preferredSetup }
+        media.localSetup = try localSetup(answering: remoteSetup, preferred: relay.preferredSetup, mid: mid)
 
         // Only extensions both sides know, with the offer's ids; ids above 14 would need
         // two-byte headers, which this answer does not allow (no extmap-allow-mixed).
@@ -105,9 +122,26 @@ public enum SDPAnswerer {
         return media
     }
 
-    /// Reasons to refuse a section before looking at codecs.
-    static func rejection(of section: MediaDescription) -> SDPRejection? {
-        if section.port == 0 { return .rejectedInOffer }
+    /// The relay's `a=setup` in answer to the offer's (RFC 5763 §5, RFC 4145 §4.1): `preferred`
+    /// (passive for a new leg, the leg's own role for an ICE restart, RFC 8842 §5.5) to `actpass`
+    /// or none, passive to `active`, active to `passive`; `holdconn` asks for no connection at
+    /// all, which a call cannot use.
+    static func localSetup(answering remote: SDPSetupRole?, preferred: SDPSetupRole,
+                           mid: String) throws(SDPAnswerError) -> SDPSetupRole {
+        switch remote {
+        case .actpass?, nil: return preferred
+        case .active?: return .passive
+        case .passive?: return .active
+        case .holdconn?: throw .unsupportedSetup(mid: mid, role: .holdconn)
+        }
+    }
+
+    /// Reasons to refuse a section before looking at codecs. Port 0 rejects a section unless it
+    /// is `a=bundle-only` and in the offer's BUNDLE group (RFC 8843 §6, §7.2.1).
+    static func rejection(of section: MediaDescription, offeredBundle: [String]) -> SDPRejection? {
+        if section.port == 0 {
+            guard section.bundleOnly, let mid = section.mid, offeredBundle.contains(mid) else { return .rejectedInOffer }
+        }
         guard section.kind == .audio || section.kind == .video else { return .unsupportedMediaKind }
         guard section.proto.uppercased() == "UDP/TLS/RTP/SAVPF" else { return .unsupportedProtocol }
         guard section.mid != nil else { return .missingMid }
@@ -181,8 +215,9 @@ public enum SDPAnswerer {
         return section
     }
 
-    /// A refused section: port 0, the offer's protocol and formats, its mid (RFC 3264 §6,
-    /// RFC 8843 §7.3.3).
+    /// A refused section: port 0, the offer's protocol and formats, its mid and nothing else —
+    /// no transport attributes and no `a=bundle-only`, and it is left out of the BUNDLE group
+    /// (RFC 3264 §6, RFC 8829 §5.3.1, RFC 8843 §7.3.3).
     static func rejectedSection(_ offered: MediaDescription, _ media: NegotiatedMedia) -> MediaDescription {
         var section = MediaDescription(type: offered.type, port: 0, proto: offered.proto,
                                        formats: offered.formats.isEmpty ? ["0"] : offered.formats)

@@ -86,6 +86,8 @@ extension SDPAttributeContainer {
     public var msid: SDPMediaStreamID? { value(of: "msid").flatMap(SDPMediaStreamID.init) }
     /// `a=rtcp-mux` (RFC 5761 §5.1.1).
     public var rtcpMux: Bool { has("rtcp-mux") }
+    /// `a=bundle-only` (RFC 8843 §6): port 0 that means "bundled", not "rejected".
+    public var bundleOnly: Bool { has("bundle-only") }
     /// `a=rtcp-rsize` (RFC 5506 §5).
     public var rtcpReducedSize: Bool { has("rtcp-rsize") }
     /// `a=group` lines (RFC 5888 §5).

@@ -39,7 +39,8 @@ public struct NegotiatedMedia: Sendable, Hashable {
     public var remoteICEPwd: String?
     /// The client's certificate fingerprints; ``remoteFingerprint`` picks the one to check.
     public var remoteFingerprints: [SDPFingerprint]
-    /// The client's `a=setup` and the relay's (passive: the relay is the DTLS server).
+    /// The client's `a=setup` and the relay's: passive, the relay is the DTLS server; active,
+    /// it is the client (RFC 5763 §5).
     public var remoteSetup: SDPSetupRole?
     public var localSetup: SDPSetupRole
     /// The relay's stream in this section, if it sends one.
@@ -62,10 +63,18 @@ public struct NegotiatedMedia: Sendable, Hashable {
         headerExtensions.first { $0.uri == uri }?.id
     }
 
-    /// The fingerprint the DTLS handshake should be checked against: SHA-256 when offered
-    /// (every WebRTC client offers it), else the first.
+    /// Hash functions in the order a fingerprint is picked (RFC 8122 §5): SHA-256, which every
+    /// WebRTC stack offers (RFC 8827 §6.5), then the stronger ones, then SHA-224 and SHA-1, which
+    /// older stacks with RSA certificates still send.
+    public static let fingerprintPreference = ["sha-256", "sha-384", "sha-512", "sha-224", "sha-1"]
+
+    /// The fingerprint the DTLS handshake should be checked against: the first offered in
+    /// ``fingerprintPreference`` order, else the first (which DTLS will refuse to use).
     public var remoteFingerprint: SDPFingerprint? {
-        remoteFingerprints.first { $0.algorithm == "sha-256" } ?? remoteFingerprints.first
+        for algorithm in Self.fingerprintPreference {
+            if let match = remoteFingerprints.first(where: { $0.algorithm == algorithm }) { return match }
+        }
+        return remoteFingerprints.first
     }
 }
 
@@ -89,7 +98,7 @@ public enum SDPRejection: Sendable, Hashable {
     case unsupportedProtocol
     /// No Opus (audio) or VP8 (video) among the offered formats.
     case noSupportedCodec
-    /// The offer itself rejected it (port 0).
+    /// The offer itself rejected it (port 0 without `a=bundle-only` in a BUNDLE group).
     case rejectedInOffer
     /// Without `a=rtcp-mux` the relay cannot take RTCP on its single port (RFC 8843 §9).
     case missingRTCPMux
@@ -105,7 +114,7 @@ public enum SDPAnswerError: Error, Sendable, Hashable, CustomStringConvertible {
     case missingICECredentials(mid: String)
     /// An accepted section has no DTLS fingerprint (RFC 8842 §5.2).
     case missingFingerprint(mid: String)
-    /// The offer says `a=setup:passive`, but the relay is always the DTLS server (passive).
+    /// The offer says `a=setup:holdconn`: no connection (RFC 4145 §4).
     case unsupportedSetup(mid: String, role: SDPSetupRole)
 
     public var description: String {
@@ -113,7 +122,7 @@ public enum SDPAnswerError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noAcceptableMedia: return "no media section with Opus or VP8 over UDP/TLS/RTP/SAVPF and rtcp-mux"
         case .missingICECredentials(let mid): return "media section \(mid) has no ice-ufrag/ice-pwd"
         case .missingFingerprint(let mid): return "media section \(mid) has no a=fingerprint"
-        case .unsupportedSetup(let mid, let role): return "media section \(mid) offers a=setup:\(role.rawValue); the relay must be passive"
+        case .unsupportedSetup(let mid, let role): return "media section \(mid) offers a=setup:\(role.rawValue), which sets up no connection"
         }
     }
 }

@@ -12,4 +12,6 @@ enum Fixture {
     static func chromium() throws -> String { try text("chromium-156-offer.sdp") }
     /// aiortc 1.16's offer: audio + video, BUNDLE, candidates inline, three fingerprints.
     static func aiortc() throws -> String { try text("aiortc-1.16-offer.sdp") }
+    /// Firefox 99 with max-bundle: its video section is `m=video 0` + `a=bundle-only`.
+    static func firefoxMaxBundle() throws -> String { try text("firefox-99-max-bundle-offer.sdp") }
 }
