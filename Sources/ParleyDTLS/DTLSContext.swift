@@ -5,9 +5,10 @@ import ParleySRTP
 /// The relay's DTLS configuration, shared by every leg: make one per process at start-up.
 ///
 /// DTLS 1.2 only (RFC 6347; aiortc and OpenSSL 3.0 know no DTLS 1.3, and Chromium falls back),
-/// server role, ECDHE-ECDSA suites with a fresh P-256 certificate, the `use_srtp` extension
-/// (RFC 5764 §4.1) with the relay's preference, and a client certificate required but checked
-/// only against the fingerprint from the offer (RFC 5763 §5).
+/// one role (server, or client for a peer that answered or offered `passive`), ECDHE suites with
+/// a fresh P-256 certificate, the `use_srtp` extension (RFC 5764 §4.1) with the relay's
+/// preference, and the peer's certificate — ECDSA or RSA — required but checked only against the
+/// fingerprint from signalling (RFC 5763 §5).
 public final class DTLSContext: @unchecked Sendable {
     /// `SSL_CTX *`, owned; OpenSSL allows concurrent `SSL_new` on a context that is no longer
     /// being configured.
@@ -18,11 +19,16 @@ public final class DTLSContext: @unchecked Sendable {
     /// the client offered, whatever the client's order.
     public let srtpProfiles: [SRTPProfile]
 
-    /// ECDHE-ECDSA only: the certificate is ECDSA, aiortc offers nothing else, and Chromium
-    /// offers all of these (AEAD first).
+    /// ECDHE-ECDSA first: the relay's certificate is ECDSA, aiortc offers nothing else, and
+    /// Chromium offers all of these (AEAD first). The suite names the *server's* key, so the
+    /// ECDHE-RSA ones matter only when the relay is the client of a server with an RSA
+    /// certificate (GStreamer's webrtcbin makes RSA ones); a client's own certificate, ECDSA or
+    /// RSA, only signs its CertificateVerify and works with any suite.
     public static let cipherList = [
         "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305",
         "ECDHE-ECDSA-AES128-SHA", "ECDHE-ECDSA-AES256-SHA",
+        "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-RSA-CHACHA20-POLY1305",
+        "ECDHE-RSA-AES128-SHA", "ECDHE-RSA-AES256-SHA",
     ].joined(separator: ":")
 
     /// Prefer AEAD_AES_128_GCM: about 4× cheaper per packet than AES-CM + HMAC-SHA1 here.
@@ -35,7 +41,8 @@ public final class DTLSContext: @unchecked Sendable {
     public let role: DTLSRole
 
     /// Builds the context around `certificate`, or a freshly generated ECDSA P-256 one.
-    /// `role` is `.server` for the relay; `.client` serves ``DTLSClient`` (test and load clients),
+    /// `role` is `.server` for the relay; `.client` serves ``DTLSClient`` (test and load clients)
+    /// and the relay's legs whose peer is `passive` (see ``sibling(role:)``),
     /// for which `srtpProfiles` is the `use_srtp` offer in order.
     public init(certificate: DTLSCertificate? = nil,
                 srtpProfiles: [SRTPProfile] = DTLSContext.defaultSRTPProfiles,
@@ -77,11 +84,17 @@ public final class DTLSContext: @unchecked Sendable {
     deinit {
         SSL_CTX_free(context)
     }
+
+    /// A context with the same certificate and SRTP profiles playing `role`: the relay keeps a
+    /// client one beside its server one, so its fingerprint is the same whichever side it plays.
+    public func sibling(role: DTLSRole) throws(DTLSSetupError) -> DTLSContext {
+        role == self.role ? self : try DTLSContext(certificate: certificate, srtpProfiles: srtpProfiles, role: role)
+    }
 }
 
 /// The side of the DTLS handshake (RFC 6347): WebRTC picks it with `a=setup` (RFC 5763 §5).
 public enum DTLSRole: Sendable, Hashable {
-    /// `a=setup:passive`: waits for the ClientHello. The relay always is this.
+    /// `a=setup:passive`: waits for the ClientHello. The relay is this unless the peer is passive.
     case server
     /// `a=setup:active`: sends the ClientHello.
     case client

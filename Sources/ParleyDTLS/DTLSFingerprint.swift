@@ -6,14 +6,19 @@ import CParleyShim
 /// against the fingerprint from signalling (RFC 5763 §5, RFC 8827 §6.5).
 public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible {
     /// The hash functions Parley accepts in an offer (RFC 8122 §5 names them; WebRTC uses
-    /// sha-256, RFC 8827 §6.5).
+    /// sha-256, RFC 8827 §6.5, and older stacks with RSA certificates still send sha-1). MD5 and
+    /// MD2, which RFC 8122 also lists, are refused.
     public enum Algorithm: String, Sendable, Hashable, CaseIterable {
+        case sha1 = "sha-1"
+        case sha224 = "sha-224"
         case sha256 = "sha-256"
         case sha384 = "sha-384"
         case sha512 = "sha-512"
 
         var digestLength: Int {
             switch self {
+            case .sha1: 20
+            case .sha224: 28
             case .sha256: 32
             case .sha384: 48
             case .sha512: 64
@@ -22,6 +27,8 @@ public struct DTLSFingerprint: Sendable, Hashable, CustomStringConvertible {
 
         var evpMessageDigest: OpaquePointer? {
             switch self {
+            case .sha1: EVP_sha1()
+            case .sha224: EVP_sha224()
             case .sha256: EVP_sha256()
             case .sha384: EVP_sha384()
             case .sha512: EVP_sha512()

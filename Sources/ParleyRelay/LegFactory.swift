@@ -4,11 +4,15 @@ import ParleySDP
 
 /// Turns a client's offer into a leg and the relay's answer (JSEP, RFC 8829 §5.3, through
 /// ``SDPAnswerer``): fresh ICE credentials (RFC 8839 §5.4), one SSRC per section the relay
-/// sends in, and a DTLS server that accepts only the offer's certificate (RFC 5763 §5).
+/// sends in, and a DTLS endpoint that accepts only the offer's certificate (RFC 5763 §5): the
+/// server, or the client when the offer says `a=setup:passive`.
 struct LegFactory {
     let configuration: RelayConfiguration
     let port: Int
     let dtlsContext: DTLSContext
+    /// The client-role sibling of ``dtlsContext`` (same certificate), for passive peers; made
+    /// on demand when not given.
+    var dtlsClientContext: DTLSContext? = nil
 
     struct Setup {
         let leg: RelayLeg
@@ -52,9 +56,10 @@ struct LegFactory {
         let media = LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs)
         guard media.audio != nil || media.video != nil else { throw .noAcceptableMedia }
 
-        let dtls: DTLSServer
+        let dtls: DTLSTransport
         do {
-            dtls = try DTLSServer(context: dtlsContext, remoteFingerprint: remoteFingerprint)
+            let context = first.localSetup == .active ? try dtlsClientContext ?? dtlsContext.sibling(role: .client) : dtlsContext
+            dtls = try DTLSTransport(context: context, remoteFingerprint: remoteFingerprint)
         } catch {
             throw .internalFailure("DTLS endpoint: \(error)")
         }

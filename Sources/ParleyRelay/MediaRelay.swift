@@ -7,7 +7,8 @@ import ParleySDP
 /// The media relay: a WebRTC SFU for 1:1 calls on one UDP port (DESIGN.md, "Media relay").
 ///
 /// Each client device negotiates one peer connection with the relay, which answers as an
-/// ICE-lite (RFC 8445 §2.5), DTLS-passive (RFC 5763 §5), BUNDLE-only endpoint with one host
+/// ICE-lite (RFC 8445 §2.5), BUNDLE-only endpoint, DTLS server to active peers and client to
+/// passive ones (RFC 5763 §5), with one host
 /// candidate. The calls layer creates a leg per device (``createLeg(offer:owner:)``), then
 /// ``pair(_:_:)``s two legs or ``echo(_:)``s one, and ``release(_:)``s them when the call ends.
 /// ``events`` reports legs that connect, fail, or lose consent.
@@ -19,6 +20,8 @@ public final class MediaRelay: Sendable {
     public let events: AsyncStream<LegEvent>
     /// The relay's DTLS certificate and settings, shared by all legs.
     public let dtlsContext: DTLSContext
+    /// The same certificate in the client role, for legs whose peer is `passive`.
+    let dtlsClientContext: DTLSContext
 
     let socket: RelaySocket
     let engine: RelayEngine
@@ -31,6 +34,7 @@ public final class MediaRelay: Sendable {
 
     private init(configuration: RelayConfiguration, port: Int, events: AsyncStream<LegEvent>,
                  eventsContinuation: AsyncStream<LegEvent>.Continuation, dtlsContext: DTLSContext,
+                 dtlsClientContext: DTLSContext,
                  socket: RelaySocket, engine: RelayEngine, timer: RepeatedTask, readerThread: NIOThreadPool,
                  reader: EventLoopFuture<Void>, logger: Logger) {
         self.configuration = configuration
@@ -38,6 +42,7 @@ public final class MediaRelay: Sendable {
         self.events = events
         self.eventsContinuation = eventsContinuation
         self.dtlsContext = dtlsContext
+        self.dtlsClientContext = dtlsClientContext
         self.socket = socket
         self.engine = engine
         self.timer = timer
@@ -52,6 +57,7 @@ public final class MediaRelay: Sendable {
                              dtlsContext: DTLSContext? = nil,
                              logger: Logger = Logger(label: "parley.relay")) async throws -> MediaRelay {
         let context = try dtlsContext ?? DTLSContext()
+        let clientContext = try context.sibling(role: .client)
         let (events, continuation) = AsyncStream<LegEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let eventLoop = group.next()
         let engine = RelayEngine(eventLoop: eventLoop, configuration: configuration, logger: logger, events: continuation)
@@ -74,15 +80,17 @@ public final class MediaRelay: Sendable {
             "host": "\(configuration.host)", "announced": "\(configuration.effectiveAnnouncedAddresses)",
             "fingerprint": "\(context.fingerprint)"])
         return MediaRelay(configuration: configuration, port: port, events: events, eventsContinuation: continuation,
-                          dtlsContext: context, socket: socket, engine: engine, timer: timer,
+                          dtlsContext: context, dtlsClientContext: clientContext, socket: socket, engine: engine, timer: timer,
                           readerThread: readerThread, reader: reader, logger: logger)
     }
 
     /// Makes a leg for a client's offer and returns the relay's answer (ICE-lite, own ufrag/pwd,
-    /// the relay's fingerprint, `a=setup:passive`, one host candidate, Opus/VP8 only).
+    /// the relay's fingerprint, `a=setup:passive` — `active` to a passive offer — one host
+    /// candidate, Opus/VP8 only).
     public func createLeg(offer: String, owner: String) async throws(MediaRelayError) -> (LegID, answerSDP: String) {
         let id = LegID.generate()
-        let setup = try LegFactory(configuration: configuration, port: port, dtlsContext: dtlsContext)
+        let setup = try LegFactory(configuration: configuration, port: port, dtlsContext: dtlsContext,
+                                   dtlsClientContext: dtlsClientContext)
             .makeLeg(id: id, offer: offer, owner: owner)
         try await onLoop { engine throws(MediaRelayError) in try engine.add(setup.leg) }
         logger.info("leg created", metadata: ["leg": "\(id)", "owner": "\(owner)",

@@ -71,6 +71,7 @@ extension RelayEngine {
                 sendAddressChanged(leg, leg.path.checked(from: peer, nominating: useCandidate, now: now))
             }
             if leg.state == .waitingForICE { leg.state = .handshaking }
+            if useCandidate { startDTLSClient(leg, at: peer) }
             send(response, to: peer)
         case .errorResponse(let response):
             send(response, to: peer)
@@ -101,7 +102,7 @@ extension RelayEngine {
             return
         case .connected(let keys):
             do {
-                leg.srtp = try SRTPPair(keys)
+                leg.srtp = try SRTPPair(keys, role: leg.dtls.role)
             } catch {
                 fail(leg, reason: "srtp_setup_failed: \(error)")
                 return

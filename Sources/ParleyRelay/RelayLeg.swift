@@ -3,16 +3,17 @@ import ParleyDTLS
 import ParleySDP
 import ParleySRTP
 
-/// The two SRTP directions of a connected leg (RFC 5764 §4.2): the relay is the DTLS server, so
-/// it unprotects with the client's write key and protects with its own.
+/// The two SRTP directions of a connected leg (RFC 5764 §4.2): the relay unprotects with the
+/// peer's write key and protects with its own, which is the server's or the client's by the
+/// side it played in DTLS.
 final class SRTPPair {
     var inbound: SRTPSession
     var outbound: SRTPSession
     let profile: SRTPProfile
 
-    init(_ keys: SRTPKeyingMaterial) throws(SRTPError) {
-        inbound = try SRTPSession(profile: keys.profile, key: keys.serverInbound, direction: .inbound)
-        outbound = try SRTPSession(profile: keys.profile, key: keys.serverOutbound, direction: .outbound)
+    init(_ keys: SRTPKeyingMaterial, role: DTLSRole) throws(SRTPError) {
+        inbound = try SRTPSession(profile: keys.profile, key: keys.inbound(for: role), direction: .inbound)
+        outbound = try SRTPSession(profile: keys.profile, key: keys.outbound(for: role), direction: .outbound)
         profile = keys.profile
     }
 }
@@ -33,7 +34,8 @@ final class RelayLeg: @unchecked Sendable {
     var ice: ICELiteAgent
     /// Which address media goes to (``MediaPath``); ``sendAddress`` mirrors its target.
     var path = MediaPath()
-    var dtls: DTLSServer
+    /// The relay's DTLS end: the server, or the client for a passive peer.
+    var dtls: DTLSTransport
     /// What the last answer was made of, kept for an ICE restart's answer: the same SSRCs,
     /// fingerprint and session id, new ICE credentials, a higher session version.
     var answerParameters: SDPRelayParameters
@@ -68,7 +70,7 @@ final class RelayLeg: @unchecked Sendable {
     /// RFC 3550 reception statistics per kind (audio, video).
     var reception: [RTPReceptionStatistics] = [RTPReceptionStatistics(), RTPReceptionStatistics()]
 
-    init(id: LegID, owner: String, media: LegMedia, ice: ICELiteAgent, dtls: consuming DTLSServer,
+    init(id: LegID, owner: String, media: LegMedia, ice: ICELiteAgent, dtls: consuming DTLSTransport,
          answerParameters: SDPRelayParameters, remoteFingerprint: DTLSFingerprint, localSetup: SDPSetupRole) {
         self.id = id
         self.owner = owner

@@ -72,9 +72,10 @@ struct DTLSHandshakeTests {
         try Self.expectAgreement(server, client, profile: .aeadAES256GCM)
     }
 
-    @Test("an offer pinning sha-384 or sha-512 is honoured", arguments: [DTLSFingerprint.Algorithm.sha384, .sha512])
-    func otherHashes(_ algorithm: DTLSFingerprint.Algorithm) throws {
-        let client = try TestDTLSClient()
+    @Test("an ECDSA or RSA client pinned by sha-1, sha-224, sha-256, sha-384 or sha-512 is accepted",
+          arguments: [DTLSCertificate.KeyType.ecdsaP256, .rsa2048], DTLSFingerprint.Algorithm.allCases)
+    func otherHashes(_ keyType: DTLSCertificate.KeyType, _ algorithm: DTLSFingerprint.Algorithm) throws {
+        let client = try TestDTLSClient(keyType: keyType)
         var server = try Self.server(for: client, fingerprint: client.certificate.fingerprint(algorithm))
         var handshake = Handshake()
         handshake.run(&server, client, first: client.start())

@@ -37,6 +37,30 @@ struct AiortcEchoTests {
         peer.kill()
         await relay.shutdown()
     }
+
+    @Test("aiortc whose offer says a=setup:passive: the relay answers active, is the DTLS client, and the echo decodes")
+    func relayAsDTLSClient() async throws {
+        let python = try AiortcPeer.python()
+        let relay = try await MediaRelay.start(configuration: RelayConfiguration(host: "127.0.0.1", port: 0))
+        let peer = try AiortcPeer(python: python, arguments: [])
+        do {
+            // aiortc offers actpass; as a passive offerer it becomes the DTLS server once the
+            // answer says active (its setRemoteDescription reads the answer's role).
+            let result = try await EchoCall.run(relay: relay, peer: peer, rewrite: {
+                $0.replacingOccurrences(of: "a=setup:actpass", with: "a=setup:passive")
+            })
+            #expect(result.message.remoteSetup == "active")
+            #expect(result.message.srtpProfile == "SRTP_AEAD_AES_128_GCM")
+            #expect((result.message.audioFrames ?? 0) >= Self.minimumAudioFrames, "\(result.message)")
+            #expect((result.message.videoFrames ?? 0) >= Self.minimumVideoFrames, "\(result.message)")
+            #expect(result.connectedEvent, "no connected event")
+            print("aiortc echo, relay as DTLS client: audioFrames=\(result.message.audioFrames ?? -1) videoFrames=\(result.message.videoFrames ?? -1)")
+        } catch {
+            Issue.record("\(error)\npeer stderr:\n\(peer.stderr)")
+        }
+        peer.kill()
+        await relay.shutdown()
+    }
 }
 
 /// The steps of one echo call, shared by the interop and garbage tests.
@@ -56,10 +80,12 @@ enum EchoCall {
     }
 
     /// offer → createLeg → echo → answer → result; `during` runs once the call is connected.
+    /// `rewrite` changes the offer on its way to the relay (the peer keeps its own).
     static func run(relay: MediaRelay, peer: AiortcPeer,
-                    during: @Sendable @escaping (Info) async throws -> Void = { _ in }) async throws -> Result {
+                    during: @Sendable @escaping (Info) async throws -> Void = { _ in },
+                    rewrite: (String) -> String = { $0 }) async throws -> Result {
         let offer = try await peer.next(timeout: .seconds(30))
-        let offerSDP = try #require(offer.sdp, "first message is not an offer: \(offer)")
+        let offerSDP = rewrite(try #require(offer.sdp, "first message is not an offer: \(offer)"))
         let (leg, answer) = try await relay.createLeg(offer: offerSDP, owner: "echo-test")
         try await relay.echo(leg)
         try peer.send(answer: answer)
