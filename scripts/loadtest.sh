@@ -23,6 +23,7 @@ token="load-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 ulimit -n 65536 2>/dev/null || true
 
 HTTP_PORT=$http_port MEDIA_PORT=$media_port MEDIA_ANNOUNCED_ADDRESSES=::1 DATA_DIRECTORY="$work/data" ADMIN_TOKEN="$token" AUTH_BCRYPT_COST=4 \
+    LIMITS_MESSAGES_PER_MINUTE=${LIMITS_MESSAGES_PER_MINUTE:-1000000} LIMITS_CALL_INVITES_PER_MINUTE=${LIMITS_CALL_INVITES_PER_MINUTE:-1000000} \
     LOG_LEVEL=${LOG_LEVEL:-warning} "$bin/parley" --config config/parley.yaml > "$work/server.log" 2>&1 &
 server=$!
 disown $server

@@ -6,6 +6,9 @@ import Foundation
 public struct ParleyConfiguration: Sendable {
     public var httpHost = "127.0.0.1"
     public var httpPort = 8080
+    /// PEM files: with both set, Parley serves HTTPS and WSS itself.
+    public var tlsCertificate = ""
+    public var tlsKey = ""
     public var dataDirectory = "./data"
     /// Empty: SQLite in the data folder.
     public var databaseURL = ""
@@ -126,6 +129,8 @@ public struct ParleyConfiguration: Sendable {
         let d = ParleyConfiguration()
         httpHost = config.string(forKey: "http.host", default: d.httpHost)
         httpPort = config.int(forKey: "http.port", default: d.httpPort)
+        tlsCertificate = config.string(forKey: "http.tls.certificate", default: d.tlsCertificate)
+        tlsKey = config.string(forKey: "http.tls.key", default: d.tlsKey)
         dataDirectory = config.string(forKey: "data.directory", default: d.dataDirectory)
         databaseURL = config.string(forKey: "database.url", default: d.databaseURL)
         publicBaseURL = config.string(forKey: "http.publicBaseURL", default: d.publicBaseURL)
@@ -187,10 +192,13 @@ public struct ParleyConfiguration: Sendable {
         turn.ttlSeconds = config.int(forKey: "turn.ttlSeconds", default: d.turn.ttlSeconds)
     }
 
+    /// Whether Parley itself terminates TLS (`http.tls.certificate` and `http.tls.key`).
+    public var servesTLS: Bool { !tlsCertificate.isEmpty || !tlsKey.isEmpty }
+
     /// The base URL links in mail point at.
     public var effectivePublicBaseURL: String {
         if !publicBaseURL.isEmpty { return publicBaseURL.hasSuffix("/") ? String(publicBaseURL.dropLast()) : publicBaseURL }
         let host = httpHost == "0.0.0.0" || httpHost == "::" ? "127.0.0.1" : httpHost
-        return "http://\(host):\(httpPort)"
+        return "\(servesTLS ? "https" : "http")://\(host):\(httpPort)"
     }
 }

@@ -15,6 +15,7 @@ import ParleyMail
 import ParleyPush
 import ParleyStorage
 import ParleyStories
+import NIOSSL
 import ServiceLifecycle
 
 /// Wires configuration into services and services into the HTTP edge.
@@ -35,6 +36,8 @@ public enum ParleyServer {
         /// Nil when APNs is not configured.
         public let push: PushDispatcher?
         public let pushStore: PushStore
+        /// HTTPS and WSS, when configured.
+        public let tls: TLSConfiguration?
     }
 
     public static func assemble(
@@ -141,7 +144,7 @@ public enum ParleyServer {
         let router = ParleyRouter.build(dependencies)
         return Parts(
             database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, relay: relay, calls: calls, events: events, gateway: gateway, router: router,
-            mailTransport: mail, push: push, pushStore: pushStore)
+            mailTransport: mail, push: push, pushStore: pushStore, tls: try ServerTLS.configuration(config))
     }
 
     /// The runnable application: HTTP server plus the services that stop with it.
@@ -149,9 +152,10 @@ public enum ParleyServer {
         _ config: ParleyConfiguration, parts: Parts, logger: Logger, lifecycle: Bool = true
     ) -> some ApplicationProtocol {
         let stories = parts.stories, events = parts.events, relay = parts.relay, accounts = parts.accounts
+        let scheme = parts.tls == nil ? "http" : "https"
         return Application(
             router: parts.router,
-            server: parts.gateway.serverBuilder(),
+            server: ServerTLS.builder(parts.gateway.serverBuilder(), tls: parts.tls),
             configuration: .init(address: .hostname(config.httpHost, port: config.httpPort), serverName: "Parley"),
             // A service group stops its services in reverse order: the HTTP server (always last)
             // first, then these from the end.
@@ -163,7 +167,7 @@ public enum ParleyServer {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.httpPort
                 logger.notice("Parley listening", metadata: [
-                    "http": "http://\(config.httpHost):\(port)", "data": "\(config.dataDirectory)",
+                    "http": "\(scheme)://\(config.httpHost):\(port)", "data": "\(config.dataDirectory)",
                     "mail": "\(config.mail.transport)", "media": "udp://\(config.mediaHost):\(relay.port)",
                 ])
             },

@@ -110,7 +110,7 @@ extension ChatService {
 
     /// History, newest first, `limit` at a time; `before` is a message id from the previous page.
     public func history(_ user: UserID, _ id: DialogID, before: MessageID?, limit: Int) async throws -> (messages: [MessageView], next: MessageID?) {
-        _ = try await memberDialog(user, id)
+        let dialog = try await memberDialog(user, id)
         guard let membership = try await store.membership(user, in: id) else { throw ChatErrors.dialogNotFound }
         let limit = min(max(limit, 1), 100)
         var beforeSeq: Int64?
@@ -121,9 +121,9 @@ extension ChatService {
         let page = try await store.messages(in: id, after: membership.clearedSeq, before: beforeSeq, limit: limit + 1)
         let shown = Array(page.prefix(limit))
         let members = try await store.members(of: id)
-        // Messages of someone the reader blocked stay out of their history (a group they share);
-        // the cursor still moves past them.
-        let blocked = Set(try await friends.blocks(by: user).map(\.blocked))
+        // Messages of someone the reader blocked stay out of their history in a group they share
+        // (their old private chat keeps what was said); the cursor still moves past them.
+        let blocked = dialog.type == .group ? Set(try await friends.blocks(by: user).map(\.blocked)) : []
         let visible = blocked.isEmpty ? shown : shown.filter { !blocked.contains($0.senderID) }
         return (try await views(visible, members: members), page.count > limit ? shown.last?.id : nil)
     }

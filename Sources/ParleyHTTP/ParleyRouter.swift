@@ -54,6 +54,8 @@ public enum ParleyRouter {
     public static func build(_ deps: HTTPDependencies) -> Router<ParleyRequestContext> {
         let router = Router(context: ParleyRequestContext.self)
         let routeIndex = RouteIndex()
+        // Outermost: error answers get the headers too.
+        router.middlewares.add(SecurityHeadersMiddleware())
         router.middlewares.add(ErrorMiddleware<ParleyRequestContext>(routes: routeIndex))
         router.middlewares.add(ClientAddressMiddleware(trusted: deps.trustedProxies))
         let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends)

@@ -9,7 +9,7 @@ import Testing
 /// A device that stops reading is closed once it falls too far behind; nobody else waits for it.
 @Suite struct SlowConsumerTests {
     @Test func aDeviceThatStopsReadingIsClosedAndOthersCarryOn() async throws {
-        let parley = try await TestParley.start { $0.mailboxCapacity = 64 }
+        let parley = try await TestParley.start { $0.mailboxCapacity = 64; $0.messagesPerMinute = 100_000 }
         try await parley.test(.live) { client in
             let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
             let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)

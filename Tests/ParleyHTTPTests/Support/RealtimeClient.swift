@@ -115,6 +115,9 @@ final class RealtimeClient: Sendable {
 
     var isClosed: Bool { get async { await inbox.closed } }
 
+    /// Every frame received and not yet taken, in arrival order.
+    func received() async -> [Frame] { await inbox.all() }
+
     /// The close frame the server sent, once the connection has ended.
     func closeFrame() async throws -> WebSocketCloseFrame? { try await task.value }
 
