@@ -24,8 +24,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
-        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
-        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
@@ -75,11 +73,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // Infrastructure below the domain.
+        // Infrastructure below the domain: the system's SQLite (3.34+ for FTS5 trigrams), driven directly.
+        .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "ParleyStorage", dependencies: [
-            "ParleyCore", "ParleyProtocol",
-            .product(name: "SQLKit", package: "sql-kit"),
-            .product(name: "SQLiteKit", package: "sqlite-kit"),
+            "ParleyCore", "ParleyProtocol", "CSQLite3",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "ParleyMail", dependencies: [
@@ -214,6 +211,10 @@ let package = Package(
         ]),
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
+        .testTarget(name: "ParleyStorageTests", dependencies: [
+            "ParleyStorage",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
             "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
             "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRealtime", "ParleySTUN",

@@ -1,49 +1,54 @@
 import ParleyStorage
-import SQLKit
 
 /// The Accounts schema, in versions. Never edit a shipped step: add the next one.
 public enum AccountMigrations {
     public static let all: [Migration] = [
         Migration("accounts.1") { sql in
-            try await sql.create(table: "users")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("email", type: .text, .notNull, .unique)
-                .column("name", type: .text, .notNull)
-                .column("name_key", type: .text, .notNull)
-                .column("status", type: .text, .notNull)
-                .column("password_hash", type: .text, .notNull)
-                .column("date_of_birth", type: .text, .notNull)
-                .column("avatar_hash", type: .text)
-                .column("email_verified_at", type: .bigint)
-                .column("created_at", type: .bigint, .notNull)
-                .column("updated_at", type: .bigint, .notNull)
-                .run()
-            try await sql.create(index: "users_name_key").on("users").column("name_key").column("id").run()
-            try await sql.create(table: "sessions")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("device_name", type: .text, .notNull)
-                .column("created_at", type: .bigint, .notNull)
-                .column("ended_at", type: .bigint)
-                .column("end_reason", type: .text)
-                .run()
-            try await sql.create(index: "sessions_user").on("sessions").column("user_id").run()
-            try await sql.create(table: "refresh_tokens")
-                .column("digest", type: .text, .primaryKey(autoIncrement: false))
-                .column("session_id", type: .text, .notNull, .references("sessions", "id", onDelete: .cascade))
-                .column("issued_at", type: .bigint, .notNull)
-                .column("expires_at", type: .bigint, .notNull)
-                .column("spent_at", type: .bigint)
-                .run()
-            try await sql.create(index: "refresh_tokens_session").on("refresh_tokens").column("session_id").run()
-            try await sql.create(table: "email_tokens")
-                .column("digest", type: .text, .primaryKey(autoIncrement: false))
-                .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("purpose", type: .text, .notNull)
-                .column("expires_at", type: .bigint, .notNull)
-                .column("used_at", type: .bigint)
-                .run()
-            try await sql.create(index: "email_tokens_user").on("email_tokens").column("user_id").run()
+            try sql.execute(#"""
+                CREATE TABLE "users" ("id" TEXT PRIMARY KEY, "email" TEXT NOT NULL UNIQUE, "name" TEXT NOT NULL, "name_key" TEXT NOT NULL, "status" TEXT NOT NULL, "password_hash" TEXT NOT NULL, "date_of_birth" TEXT NOT NULL, "avatar_hash" TEXT, "email_verified_at" INTEGER, "created_at" INTEGER NOT NULL, "updated_at" INTEGER NOT NULL)
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "users_name_key" ON "users" ("name_key", "id")
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "sessions" ("id" TEXT PRIMARY KEY, "user_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "device_name" TEXT NOT NULL, "created_at" INTEGER NOT NULL, "ended_at" INTEGER, "end_reason" TEXT)
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "sessions_user" ON "sessions" ("user_id")
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "refresh_tokens" ("digest" TEXT PRIMARY KEY, "session_id" TEXT NOT NULL REFERENCES "sessions" ("id") ON DELETE CASCADE, "issued_at" INTEGER NOT NULL, "expires_at" INTEGER NOT NULL, "spent_at" INTEGER)
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "refresh_tokens_session" ON "refresh_tokens" ("session_id")
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "email_tokens" ("digest" TEXT PRIMARY KEY, "user_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "purpose" TEXT NOT NULL, "expires_at" INTEGER NOT NULL, "used_at" INTEGER)
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "email_tokens_user" ON "email_tokens" ("user_id")
+                """#)
+        },
+        Migration("accounts.2") { sql in
+            // Search by any part of a name on an index: SQLite's FTS5 with trigrams over name_key
+            // (case-folded), kept by triggers and built once from the rows already there. It
+            // follows users by rowid, which only VACUUM renumbers (run 'rebuild' after one).
+            // PostgreSQL would use a pg_trgm GIN index on name_key instead.
+            guard sql.kind == .sqlite else { return }
+            try sql.execute(script: """
+                CREATE VIRTUAL TABLE users_search USING fts5(name_key, content='users', content_rowid='rowid', tokenize='trigram');
+                CREATE TRIGGER users_search_insert AFTER INSERT ON users BEGIN
+                  INSERT INTO users_search (rowid, name_key) VALUES (new.rowid, new.name_key);
+                END;
+                CREATE TRIGGER users_search_delete AFTER DELETE ON users BEGIN
+                  INSERT INTO users_search (users_search, rowid, name_key) VALUES ('delete', old.rowid, old.name_key);
+                END;
+                CREATE TRIGGER users_search_update AFTER UPDATE OF name_key ON users BEGIN
+                  INSERT INTO users_search (users_search, rowid, name_key) VALUES ('delete', old.rowid, old.name_key);
+                  INSERT INTO users_search (rowid, name_key) VALUES (new.rowid, new.name_key);
+                END;
+                INSERT INTO users_search (users_search) VALUES ('rebuild');
+                """)
         },
     ]
 }

@@ -27,7 +27,7 @@ public protocol AccountStore: Sendable {
     func createSession(_ session: SessionRecord, refreshToken: RefreshTokenRecord) async throws
     func session(id: SessionID) async throws -> SessionRecord?
     /// Atomically: looks the token up; if it is live, marks it spent and stores `replacement`.
-    func rotateRefreshToken(digest: String, at: Date, replacement: @Sendable (RefreshTokenRecord) -> RefreshTokenRecord) async throws -> RefreshRotation
+    func rotateRefreshToken(digest: String, at: Date, replacement: @escaping @Sendable (RefreshTokenRecord) -> RefreshTokenRecord) async throws -> RefreshRotation
     /// The session a refresh token (spent or not) belongs to.
     func sessionID(refreshTokenDigest digest: String) async throws -> SessionID?
     func endSession(id: SessionID, reason: String, at: Date) async throws

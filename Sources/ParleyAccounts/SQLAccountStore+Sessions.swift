@@ -1,26 +1,21 @@
 import Foundation
 import ParleyCore
 import ParleyStorage
-import SQLKit
 
 extension SQLAccountStore {
     public func createSession(_ session: SessionRecord, refreshToken: RefreshTokenRecord) async throws {
-        try await database.transaction { sql in
-            try await sql.insert(into: "sessions")
-                .columns("id", "user_id", "device_name", "created_at", "ended_at", "end_reason")
-                .values(
-                    SQLBind(session.id.rawValue), SQLBind(session.userID.rawValue), SQLBind(session.deviceName),
-                    SQLBind(session.createdAt.storageMillis), SQLBind(session.endedAt?.storageMillis),
-                    SQLBind(session.endReason)
-                ).run()
-            try await Self.insert(refreshToken, sql)
+        try await database.write { sql in
+            try sql.execute("""
+                INSERT INTO sessions (id, user_id, device_name, created_at, ended_at, end_reason) VALUES (?, ?, ?, ?, ?, ?)
+                """, session.id.rawValue, session.userID.rawValue, session.deviceName, session.createdAt.storageMillis,
+                session.endedAt?.storageMillis, session.endReason)
+            try Self.insert(refreshToken, sql)
         }
     }
 
     public func session(id: SessionID) async throws -> SessionRecord? {
-        try await database.withConnection { sql in
-            try await sql.select().columns("id", "user_id", "device_name", "created_at", "ended_at", "end_reason")
-                .from("sessions").where("id", .equal, id.rawValue).first()
+        try await database.read { sql in
+            try sql.first("SELECT id, user_id, device_name, created_at, ended_at, end_reason FROM sessions WHERE id = ?", id.rawValue)
                 .map { row in
                     SessionRecord(
                         id: SessionID(rawValue: try row.decode(column: "id", as: String.self)),
@@ -35,11 +30,12 @@ extension SQLAccountStore {
     }
 
     public func rotateRefreshToken(
-        digest: String, at now: Date, replacement: @Sendable (RefreshTokenRecord) -> RefreshTokenRecord
+        digest: String, at now: Date, replacement: @escaping @Sendable (RefreshTokenRecord) -> RefreshTokenRecord
     ) async throws -> RefreshRotation {
-        try await database.transaction { sql in
-            guard let row = try await sql.select().columns("digest", "session_id", "issued_at", "expires_at", "spent_at")
-                .from("refresh_tokens").where("digest", .equal, digest).first()
+        try await database.write { sql in
+            guard let row = try sql.first("""
+                SELECT digest, session_id, issued_at, expires_at, spent_at FROM refresh_tokens WHERE digest = ?
+                """, digest)
             else { return .unknown }
             let old = RefreshTokenRecord(
                 digest: try row.decode(column: "digest", as: String.self),
@@ -51,52 +47,48 @@ extension SQLAccountStore {
             if old.spentAt != nil { return .reused(old) }
             if old.expiresAt <= now { return .expired(old) }
             let new = replacement(old)
-            try await sql.update("refresh_tokens").set("spent_at", to: now.storageMillis)
-                .where("digest", .equal, digest).run()
-            try await Self.insert(new, sql)
+            try sql.execute("UPDATE refresh_tokens SET spent_at = ? WHERE digest = ?", now.storageMillis, digest)
+            try Self.insert(new, sql)
             return .rotated(old: old, new: new)
         }
     }
 
     public func sessionID(refreshTokenDigest digest: String) async throws -> SessionID? {
-        try await database.withConnection { sql in
-            try await sql.select().column("session_id").from("refresh_tokens").where("digest", .equal, digest)
-                .first(decodingColumn: "session_id", as: String.self).map(SessionID.init(rawValue:))
+        try await database.read { sql in
+            try sql.scalar("SELECT session_id FROM refresh_tokens WHERE digest = ?", digest, as: String.self).map(SessionID.init(rawValue:))
         }
     }
 
     public func endSession(id: SessionID, reason: String, at: Date) async throws {
-        try await database.withConnection { sql in
-            try await sql.update("sessions").set("ended_at", to: at.storageMillis).set("end_reason", to: reason)
-                .where("id", .equal, id.rawValue).where("ended_at", .is, SQLLiteral.null).run()
+        try await database.write { sql in
+            try sql.execute("UPDATE sessions SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL",
+                            at.storageMillis, reason, id.rawValue)
         }
     }
 
     public func endAllSessions(userID: UserID, reason: String, at: Date) async throws {
-        try await database.withConnection { sql in
-            try await sql.update("sessions").set("ended_at", to: at.storageMillis).set("end_reason", to: reason)
-                .where("user_id", .equal, userID.rawValue).where("ended_at", .is, SQLLiteral.null).run()
+        try await database.write { sql in
+            try sql.execute("UPDATE sessions SET ended_at = ?, end_reason = ? WHERE user_id = ? AND ended_at IS NULL",
+                            at.storageMillis, reason, userID.rawValue)
         }
     }
 
     public func insertEmailToken(_ token: EmailTokenRecord, replacingPurposeTokens: Bool) async throws {
-        try await database.transaction { sql in
+        try await database.write { sql in
             if replacingPurposeTokens {
-                try await sql.delete(from: "email_tokens").where("user_id", .equal, token.userID.rawValue)
-                    .where("purpose", .equal, token.purpose.rawValue).run()
+                try sql.execute("DELETE FROM email_tokens WHERE user_id = ? AND purpose = ?", token.userID.rawValue, token.purpose.rawValue)
             }
-            try await sql.insert(into: "email_tokens").columns("digest", "user_id", "purpose", "expires_at", "used_at")
-                .values(
-                    SQLBind(token.digest), SQLBind(token.userID.rawValue), SQLBind(token.purpose.rawValue),
-                    SQLBind(token.expiresAt.storageMillis), SQLBind(token.usedAt?.storageMillis)
-                ).run()
+            try sql.execute("INSERT INTO email_tokens (digest, user_id, purpose, expires_at, used_at) VALUES (?, ?, ?, ?, ?)",
+                            token.digest, token.userID.rawValue, token.purpose.rawValue, token.expiresAt.storageMillis,
+                            token.usedAt?.storageMillis)
         }
     }
 
     public func consumeEmailToken(digest: String, purpose: EmailTokenRecord.Purpose, at now: Date) async throws -> EmailTokenRecord? {
-        try await database.transaction { sql in
-            guard let row = try await sql.select().columns("digest", "user_id", "purpose", "expires_at", "used_at")
-                .from("email_tokens").where("digest", .equal, digest).where("purpose", .equal, purpose.rawValue).first()
+        try await database.write { sql in
+            guard let row = try sql.first("""
+                SELECT digest, user_id, purpose, expires_at, used_at FROM email_tokens WHERE digest = ? AND purpose = ?
+                """, digest, purpose.rawValue)
             else { return nil }
             let token = EmailTokenRecord(
                 digest: digest,
@@ -106,16 +98,14 @@ extension SQLAccountStore {
                 usedAt: try row.decode(column: "used_at", as: Int64?.self).map(Date.init(storageMillis:))
             )
             guard token.usedAt == nil, token.expiresAt > now else { return nil }
-            try await sql.update("email_tokens").set("used_at", to: now.storageMillis).where("digest", .equal, digest).run()
+            try sql.execute("UPDATE email_tokens SET used_at = ? WHERE digest = ?", now.storageMillis, digest)
             return token
         }
     }
 
-    static func insert(_ token: RefreshTokenRecord, _ sql: any SQLDatabase) async throws {
-        try await sql.insert(into: "refresh_tokens").columns("digest", "session_id", "issued_at", "expires_at", "spent_at")
-            .values(
-                SQLBind(token.digest), SQLBind(token.sessionID.rawValue), SQLBind(token.issuedAt.storageMillis),
-                SQLBind(token.expiresAt.storageMillis), SQLBind(token.spentAt?.storageMillis)
-            ).run()
+    static func insert(_ token: RefreshTokenRecord, _ sql: Transaction) throws {
+        try sql.execute("INSERT INTO refresh_tokens (digest, session_id, issued_at, expires_at, spent_at) VALUES (?, ?, ?, ?, ?)",
+                        token.digest, token.sessionID.rawValue, token.issuedAt.storageMillis, token.expiresAt.storageMillis,
+                        token.spentAt?.storageMillis)
     }
 }

@@ -1,20 +1,18 @@
 import Foundation
 import ParleyCore
 import ParleyStorage
-import SQLKit
 
-/// `AccountStore` over SQLKit: the same statements on SQLite and PostgreSQL.
+/// `AccountStore` in SQL: the same statements on SQLite and PostgreSQL.
 public struct SQLAccountStore: AccountStore {
     let database: Database
 
     public init(database: Database) { self.database = database }
 
-    static let userColumns = [
-        "id", "email", "name", "status", "password_hash", "date_of_birth", "avatar_hash",
-        "email_verified_at", "created_at", "updated_at",
-    ]
+    static let userColumns = """
+        SELECT id, email, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at, created_at, updated_at FROM users
+        """
 
-    static func decodeUser(_ row: any SQLRow) throws -> UserRecord {
+    static func decodeUser(_ row: Row) throws -> UserRecord {
         UserRecord(
             id: UserID(rawValue: try row.decode(column: "id", as: String.self)),
             email: try row.decode(column: "email", as: String.self),
@@ -33,119 +31,116 @@ public struct SQLAccountStore: AccountStore {
     public static func nameKey(_ name: String) -> String { name.lowercased() }
 
     public func insertUser(_ user: UserRecord) async throws {
-        try await database.transaction { sql in
-            let existing = try await sql.select().column("id").from("users")
-                .where("email", .equal, user.email).first()
-            if existing != nil { throw AccountErrors.emailTaken }
-            try await sql.insert(into: "users")
-                .columns(Self.userColumns + ["name_key"])
-                .values(
-                    SQLBind(user.id.rawValue), SQLBind(user.email), SQLBind(user.name), SQLBind(user.status),
-                    SQLBind(user.passwordHash), SQLBind(user.dateOfBirth), SQLBind(user.avatarHash),
-                    SQLBind(user.emailVerifiedAt?.storageMillis), SQLBind(user.createdAt.storageMillis),
-                    SQLBind(user.updatedAt.storageMillis), SQLBind(Self.nameKey(user.name))
-                )
-                .run()
+        try await database.write { sql in
+            if try sql.first("SELECT id FROM users WHERE email = ?", user.email) != nil { throw AccountErrors.emailTaken }
+            try sql.execute("""
+                INSERT INTO users (id, email, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at,
+                  created_at, updated_at, name_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, user.id.rawValue, user.email, user.name, user.status, user.passwordHash, user.dateOfBirth, user.avatarHash,
+                user.emailVerifiedAt?.storageMillis, user.createdAt.storageMillis, user.updatedAt.storageMillis, Self.nameKey(user.name))
         }
     }
 
     public func user(id: UserID) async throws -> UserRecord? {
-        try await database.withConnection { sql in
-            try await sql.select().columns(Self.userColumns).from("users").where("id", .equal, id.rawValue)
-                .first().map(Self.decodeUser)
+        try await database.read { sql in
+            try sql.first("\(Self.userColumns) WHERE id = ?", id.rawValue).map(Self.decodeUser)
         }
     }
 
     public func user(email: String) async throws -> UserRecord? {
-        try await database.withConnection { sql in
-            try await sql.select().columns(Self.userColumns).from("users").where("email", .equal, email)
-                .first().map(Self.decodeUser)
+        try await database.read { sql in
+            try sql.first("\(Self.userColumns) WHERE email = ?", email).map(Self.decodeUser)
         }
     }
 
     public func users(ids: [UserID]) async throws -> [UserRecord] {
         if ids.isEmpty { return [] }
-        return try await database.withConnection { sql in
-            try await sql.select().columns(Self.userColumns).from("users")
-                .where("id", .in, ids.map(\.rawValue)).all().map(Self.decodeUser)
+        return try await database.read { sql in
+            try sql.query("\(Self.userColumns) WHERE id IN (\(sqlPlaceholders(ids.count)))", binding: ids.map(\.rawValue.sqlValue))
+                .map(Self.decodeUser)
         }
     }
 
     public func updateProfile(id: UserID, name: String?, status: String?, at: Date) async throws {
-        try await database.withConnection { sql in
-            var update = sql.update("users").set("updated_at", to: at.storageMillis)
-            if let name { update = update.set("name", to: name).set("name_key", to: Self.nameKey(name)) }
-            if let status { update = update.set("status", to: status) }
-            try await update.where("id", .equal, id.rawValue).run()
+        try await database.write { sql in
+            // NULL keeps the column as it is.
+            try sql.execute("""
+                UPDATE users SET updated_at = ?, name = COALESCE(?, name), name_key = COALESCE(?, name_key),
+                  status = COALESCE(?, status) WHERE id = ?
+                """, at.storageMillis, name, name.map(Self.nameKey), status, id.rawValue)
         }
     }
 
     public func setAvatar(id: UserID, hash: String, at: Date) async throws {
-        try await database.withConnection { sql in
-            try await sql.update("users").set("avatar_hash", to: hash).set("updated_at", to: at.storageMillis)
-                .where("id", .equal, id.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("UPDATE users SET avatar_hash = ?, updated_at = ? WHERE id = ?", hash, at.storageMillis, id.rawValue)
         }
     }
 
     public func setPassword(id: UserID, hash: String, at: Date) async throws {
-        try await database.withConnection { sql in
-            try await sql.update("users").set("password_hash", to: hash).set("updated_at", to: at.storageMillis)
-                .where("id", .equal, id.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?", hash, at.storageMillis, id.rawValue)
         }
     }
 
     public func markVerified(id: UserID, at: Date) async throws {
-        try await database.withConnection { sql in
-            try await sql.update("users").set("email_verified_at", to: at.storageMillis)
-                .where("id", .equal, id.rawValue).where("email_verified_at", .is, SQLLiteral.null).run()
+        try await database.write { sql in
+            try sql.execute("UPDATE users SET email_verified_at = ? WHERE id = ? AND email_verified_at IS NULL", at.storageMillis, id.rawValue)
         }
     }
 
     public func deleteUser(id: UserID) async throws {
-        try await database.transaction { sql in
-            try await sql.delete(from: "users").where("id", .equal, id.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("DELETE FROM users WHERE id = ?", id.rawValue)
         }
     }
 
     public func deleteUnverified(registeredBefore cutoff: Date) async throws -> Int {
-        try await database.transaction { sql in
-            try await sql.delete(from: "users").where("email_verified_at", .is, SQLLiteral.null)
-                .where("created_at", .lessThan, cutoff.storageMillis).returning("id").all().count
+        try await database.write { sql in
+            try sql.execute("DELETE FROM users WHERE email_verified_at IS NULL AND created_at < ?", cutoff.storageMillis)
         }
     }
 
     public func avatarReferences(hash: String) async throws -> Int {
-        try await database.withConnection { sql in
-            try await sql.raw("SELECT COUNT(*) AS n FROM users WHERE avatar_hash = \(bind: hash)")
-                .first(decodingColumn: "n", as: Int.self) ?? 0
+        try await database.read { sql in
+            try sql.scalar("SELECT COUNT(*) FROM users WHERE avatar_hash = ?", hash, as: Int.self) ?? 0
         }
     }
 
     public func searchUsers(
         query: String, viewer: UserID, excluding: Set<UserID>, after cursor: UserSearchCursor?, limit: Int
     ) async throws -> [UserRecord] {
-        let pattern = "%" + Self.escapeLike(query.lowercased()) + "%"
+        let key = query.lowercased()
         // Names match in part; an address only when typed whole (someone who knows it), so that
         // search cannot be used to harvest addresses by their domain or pieces.
         let address = AccountRules.normalizeEmail(query)
-        return try await database.withConnection { sql in
-            var select = sql.select().columns(Self.userColumns).from("users")
-                .where("id", .notEqual, viewer.rawValue)
-                .where("email_verified_at", .isNot, SQLLiteral.null)
-                .where(SQLGroupExpression(SQLBinaryExpression(
-                    EscapedLike(column: "name_key", pattern: pattern), .or,
-                    SQLBinaryExpression(SQLColumn("email"), .equal, SQLBind(address))
-                )))
-            if !excluding.isEmpty {
-                select = select.where("id", .notIn, excluding.map(\.rawValue))
-            }
-            if let cursor {
-                select = select.where {
-                    $0.where("name_key", .greaterThan, cursor.nameKey)
-                        .orWhere { $0.where("name_key", .equal, cursor.nameKey).where("id", .greaterThan, cursor.id.rawValue) }
-                }
-            }
-            return try await select.orderBy("name_key").orderBy("id").limit(limit).all().map(Self.decodeUser)
+        let name: String, nameBind: SQLValue
+        if database.kind == .sqlite && key.count >= 3 {
+            // The trigram index finds every name holding the text (a quoted FTS5 phrase).
+            name = "rowid IN (SELECT rowid FROM users_search WHERE users_search MATCH ?)"
+            nameBind = .text("\"" + key.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+        } else {
+            // Shorter than a trigram: a scan, as before the index.
+            name = "name_key LIKE ? ESCAPE '\\'"
+            nameBind = .text("%" + Self.escapeLike(key) + "%")
+        }
+        var binds: [SQLValue] = [nameBind, .text(address), .text(viewer.rawValue)]
+        var conditions = ""
+        if !excluding.isEmpty {
+            conditions += " AND id NOT IN (\(sqlPlaceholders(excluding.count)))"
+            binds += excluding.map(\.rawValue.sqlValue)
+        }
+        if let cursor {
+            conditions += " AND (name_key > ? OR (name_key = ? AND id > ?))"
+            binds += [.text(cursor.nameKey), .text(cursor.nameKey), .text(cursor.id.rawValue)]
+        }
+        binds.append(.integer(Int64(limit)))
+        return try await database.read { [binds, conditions] sql in
+            try sql.query("""
+                \(Self.userColumns) WHERE (\(name) OR email = ?) AND id <> ? AND email_verified_at IS NOT NULL\(conditions)
+                ORDER BY name_key, id LIMIT ?
+                """, binding: binds).map(Self.decodeUser)
         }
     }
 
@@ -153,18 +148,5 @@ public struct SQLAccountStore: AccountStore {
         text.replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_")
-    }
-}
-
-/// `column LIKE ? ESCAPE '\'`: SQLKit has no builder for the ESCAPE clause.
-struct EscapedLike: SQLExpression {
-    let column: String
-    let pattern: String
-
-    func serialize(to serializer: inout SQLSerializer) {
-        SQLColumn(column).serialize(to: &serializer)
-        serializer.write(" LIKE ")
-        SQLBind(pattern).serialize(to: &serializer)
-        serializer.write(" ESCAPE '\\'")
     }
 }

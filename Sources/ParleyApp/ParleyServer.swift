@@ -94,7 +94,7 @@ public enum ParleyServer {
             maxAudioBytes: config.maxAudioBytes)
         chatSettings.messagesPerMinute = config.messagesPerMinute
         let chat = ChatService(
-            store: SQLChatStore(database: database), friends: friends, events: events,
+            store: SQLChatStore(database: database, events: events), friends: friends, events: events,
             files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
                                    clock: clock, logger: logger)

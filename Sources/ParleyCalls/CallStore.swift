@@ -2,7 +2,6 @@ import Foundation
 import ParleyCore
 import ParleyProtocol
 import ParleyStorage
-import SQLKit
 
 /// A finished call as both histories show it.
 public struct CallHistoryRecord: Sendable, Equatable {
@@ -27,50 +26,45 @@ public struct CallHistoryRecord: Sendable, Equatable {
 public enum CallMigrations {
     public static let all: [Migration] = [
         Migration("calls.1") { sql in
-            try await sql.create(table: "calls")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("caller_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("callee_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("media", type: .text, .notNull)
-                .column("reason", type: .text, .notNull)
-                .column("answered", type: .int, .notNull)
-                .column("started_at", type: .bigint, .notNull)
-                .column("duration_seconds", type: .bigint, .notNull)
-                .run()
-            try await sql.create(index: "calls_caller").on("calls").column("caller_id").column("started_at").run()
-            try await sql.create(index: "calls_callee").on("calls").column("callee_id").column("started_at").run()
+            try sql.execute(#"""
+                CREATE TABLE "calls" ("id" TEXT PRIMARY KEY, "caller_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "callee_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "media" TEXT NOT NULL, "reason" TEXT NOT NULL, "answered" INTEGER NOT NULL, "started_at" INTEGER NOT NULL, "duration_seconds" INTEGER NOT NULL)
+                """#)
+            try sql.execute(#"CREATE INDEX "calls_caller" ON "calls" ("caller_id", "started_at")"#)
+            try sql.execute(#"CREATE INDEX "calls_callee" ON "calls" ("callee_id", "started_at")"#)
         },
     ]
 }
 
-/// The call history over SQLKit.
+/// The call history.
 public struct SQLCallStore: Sendable {
     let database: Database
 
     public init(database: Database) { self.database = database }
 
     public func insert(_ call: CallHistoryRecord) async throws {
-        try await database.withConnection { sql in
-            try await sql.insert(into: "calls")
-                .columns("id", "caller_id", "callee_id", "media", "reason", "answered", "started_at", "duration_seconds")
-                .values(SQLBind(call.id.rawValue), SQLBind(call.caller.rawValue), SQLBind(call.callee.rawValue),
-                        SQLBind(call.media.rawValue), SQLBind(call.reason.rawValue), SQLBind(call.answered ? 1 : 0),
-                        SQLBind(call.startedAt.storageMillis), SQLBind(call.durationSeconds)).run()
+        try await database.write { sql in
+            try sql.execute("""
+                INSERT INTO calls (id, caller_id, callee_id, media, reason, answered, started_at, duration_seconds)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, call.id.rawValue, call.caller.rawValue, call.callee.rawValue, call.media.rawValue, call.reason.rawValue,
+                call.answered ? 1 : 0, call.startedAt.storageMillis, call.durationSeconds)
         }
     }
 
     /// The user's calls, newest first, before a keyset cursor (started_at, id).
     public func calls(of user: UserID, before cursor: (Int64, String)?, limit: Int) async throws -> [CallHistoryRecord] {
-        try await database.withConnection { sql in
-            var select = sql.select().columns("id", "caller_id", "callee_id", "media", "reason", "answered", "started_at", "duration_seconds")
-                .from("calls")
-                .where { $0.where("caller_id", .equal, user.rawValue).orWhere("callee_id", .equal, user.rawValue) }
-            if let (time, id) = cursor {
-                select = select.where {
-                    $0.where("started_at", .lessThan, time).orWhere { $0.where("started_at", .equal, time).where("id", .lessThan, id) }
-                }
+        let columns = "SELECT id, caller_id, callee_id, media, reason, answered, started_at, duration_seconds FROM calls"
+        let order = "ORDER BY started_at DESC, id DESC LIMIT ?"
+        let me = user.rawValue
+        return try await database.read { sql in
+            let rows = if let (time, id) = cursor {
+                try sql.query("""
+                    \(columns) WHERE (caller_id = ? OR callee_id = ?) AND (started_at < ? OR (started_at = ? AND id < ?)) \(order)
+                    """, me, me, time, time, id, limit)
+            } else {
+                try sql.query("\(columns) WHERE (caller_id = ? OR callee_id = ?) \(order)", me, me, limit)
             }
-            return try await select.orderBy("started_at", .descending).orderBy("id", .descending).limit(limit).all().map { row in
+            return try rows.map { row in
                 CallHistoryRecord(
                     id: CallID(rawValue: try row.decode(column: "id", as: String.self)),
                     caller: UserID(rawValue: try row.decode(column: "caller_id", as: String.self)),

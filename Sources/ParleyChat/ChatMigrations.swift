@@ -1,58 +1,27 @@
 import ParleyStorage
-import SQLKit
 
 /// The Chat schema: dialogs, their members, messages (numbered per dialog) and attachments.
 public enum ChatMigrations {
     public static let all: [Migration] = [
         Migration("chat.1") { sql in
-            try await sql.create(table: "attachments")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("uploader_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("hash", type: .text, .notNull)
-                .column("kind", type: .text, .notNull)
-                .column("content_type", type: .text, .notNull)
-                .column("size", type: .bigint, .notNull)
-                .column("duration_ms", type: .bigint)
-                .column("width", type: .int)
-                .column("height", type: .int)
-                .column("created_at", type: .bigint, .notNull)
-                .run()
-            try await sql.create(table: "dialogs")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("type", type: .text, .notNull)
-                .column("name", type: .text)
-                .column("avatar_attachment_id", type: .text)
-                .column("pair_key", type: .text, .unique)
-                .column("created_by", type: .text, .notNull)
-                .column("created_at", type: .bigint, .notNull)
-                .column("updated_at", type: .bigint, .notNull)
-                .column("last_message_seq", type: .bigint, .notNull)
-                .run()
-            try await sql.create(table: "dialog_members")
-                .column("dialog_id", type: .text, .notNull, .references("dialogs", "id", onDelete: .cascade))
-                .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("joined_at", type: .bigint, .notNull)
-                .column("read_seq", type: .bigint, .notNull)
-                .column("cleared_seq", type: .bigint, .notNull)
-                .column("hidden", type: .int, .notNull)
-                .primaryKey("dialog_id", "user_id")
-                .run()
-            try await sql.create(index: "dialog_members_user").on("dialog_members").column("user_id").run()
-            try await sql.create(table: "messages")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("dialog_id", type: .text, .notNull, .references("dialogs", "id", onDelete: .cascade))
-                .column("seq", type: .bigint, .notNull)
-                .column("sender_id", type: .text, .notNull)
-                .column("client_message_id", type: .text, .notNull)
-                .column("kind", type: .text, .notNull)
-                .column("text", type: .text)
-                .column("attachment_id", type: .text)
-                .column("call", type: .text)
-                .column("created_at", type: .bigint, .notNull)
-                .unique("dialog_id", "seq")
-                .unique("dialog_id", "sender_id", "client_message_id")
-                .run()
-            try await sql.create(index: "messages_attachment").on("messages").column("attachment_id").run()
+            try sql.execute(#"""
+                CREATE TABLE "attachments" ("id" TEXT PRIMARY KEY, "uploader_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "hash" TEXT NOT NULL, "kind" TEXT NOT NULL, "content_type" TEXT NOT NULL, "size" INTEGER NOT NULL, "duration_ms" INTEGER, "width" INTEGER, "height" INTEGER, "created_at" INTEGER NOT NULL)
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "dialogs" ("id" TEXT PRIMARY KEY, "type" TEXT NOT NULL, "name" TEXT, "avatar_attachment_id" TEXT, "pair_key" TEXT UNIQUE, "created_by" TEXT NOT NULL, "created_at" INTEGER NOT NULL, "updated_at" INTEGER NOT NULL, "last_message_seq" INTEGER NOT NULL)
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "dialog_members" ("dialog_id" TEXT NOT NULL REFERENCES "dialogs" ("id") ON DELETE CASCADE, "user_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "joined_at" INTEGER NOT NULL, "read_seq" INTEGER NOT NULL, "cleared_seq" INTEGER NOT NULL, "hidden" INTEGER NOT NULL, PRIMARY KEY ("dialog_id", "user_id"))
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "dialog_members_user" ON "dialog_members" ("user_id")
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "messages" ("id" TEXT PRIMARY KEY, "dialog_id" TEXT NOT NULL REFERENCES "dialogs" ("id") ON DELETE CASCADE, "seq" INTEGER NOT NULL, "sender_id" TEXT NOT NULL, "client_message_id" TEXT NOT NULL, "kind" TEXT NOT NULL, "text" TEXT, "attachment_id" TEXT, "call" TEXT, "created_at" INTEGER NOT NULL, UNIQUE ("dialog_id", "seq"), UNIQUE ("dialog_id", "sender_id", "client_message_id"))
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "messages_attachment" ON "messages" ("attachment_id")
+                """#)
         },
     ]
 }

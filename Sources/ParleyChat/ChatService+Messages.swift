@@ -3,7 +3,6 @@ import ParleyCore
 import ParleyProtocol
 import ParleyFriends
 import ParleyStorage
-import SQLKit
 
 /// What a device sends.
 public struct OutgoingMessage: Sendable {
@@ -72,34 +71,20 @@ extension ChatService {
     }
 
     /// Stores the message and tells the members: the message and its `message.new` events in one
-    /// transaction when the publisher can store events in it (a crash keeps both or neither), and
-    /// delivered once that has committed. `members`, when the caller already has them, saves
-    /// reading them again: storing a message changes only the sender's own read position, which
-    /// its view does not show.
+    /// transaction (a crash keeps both or neither), delivered once that has committed. `members`,
+    /// when the caller already has them, saves reading them again: storing a message changes only
+    /// the sender's own read position, which its view does not show.
     func deliver(_ record: MessageRecord, members known: [Membership]? = nil) async throws -> MessageView {
         let members: [Membership]
         if let known { members = known } else { members = try await store.members(of: record.dialogID) }
-        // Looked up before the transaction: nothing else may use the database inside it.
         let attachments = try await attachmentsByID(for: [record])
         // Whoever blocked the sender does not get their messages (in a group they share).
         let blockers = try await friends.blockers(of: record.senderID)
         let recipients = members.map(\.userID).filter { !blockers.contains($0) }
-        let announce: (@Sendable (any SQLDatabase, MessageRecord) async throws -> EventDelivery)?
-        if let transactional = events as? any TransactionalEvents {
-            announce = { [self] sql, stored in
-                let view = self.view(of: stored, members: members, attachments: attachments)
-                return try await transactional.store(.messageNew(MessageEvent(message: view)), to: recipients, in: sql)
-            }
-        } else {
-            announce = nil
-        }
-        let (stored, isNew, delivery) = try await store.appendMessage(record, announce: announce)
-        delivery?()
-        let view = view(of: stored, members: members, attachments: stored.id == record.id ? attachments : try await attachmentsByID(for: [stored]))
-        if isNew, announce == nil {
-            await events.publish(.messageNew(MessageEvent(message: view)), to: recipients)
-        }
-        return view
+        let (stored, _) = try await store.appendMessage(record, announce: { [self] stored in
+            .messageNew(MessageEvent(message: self.view(of: stored, members: members, attachments: attachments)))
+        }, to: recipients)
+        return view(of: stored, members: members, attachments: stored.id == record.id ? attachments : try await attachmentsByID(for: [stored]))
     }
 
     /// Blocked either way, or no longer friends: the private conversation is closed.

@@ -1,7 +1,7 @@
 import Foundation
 import ParleyCore
 import ParleyStorage
-import SQLKit
+import ParleyProtocol
 
 /// What Chat needs from storage. Multi-row changes are single transactions.
 public protocol ChatStore: Sendable {
@@ -19,12 +19,12 @@ public protocol ChatStore: Sendable {
     func unhide(_ dialog: DialogID, for user: UserID) async throws
 
     /// Stores a message with the dialog's next seq; if (dialog, sender, clientMessageID) exists,
-    /// returns that one instead (`isNew` false). For a new message `announce` runs in the same
-    /// transaction (it stores the message's events; it must not use the database otherwise), and
-    /// its delivery comes back for the caller to run once the transaction has committed.
+    /// returns that one instead (`isNew` false). A new message's event (`announce` of the stored
+    /// message) is stored for `recipients` in the same transaction (a crash keeps both or neither)
+    /// and delivered to live connections once it has committed, before this returns.
     func appendMessage(
-        _ message: MessageRecord, announce: (@Sendable (any SQLDatabase, MessageRecord) async throws -> EventDelivery)?
-    ) async throws -> (message: MessageRecord, isNew: Bool, delivery: EventDelivery?)
+        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID]
+    ) async throws -> (message: MessageRecord, isNew: Bool)
     func message(id: MessageID) async throws -> MessageRecord?
     /// Newest first, seq strictly between `after` and `before`.
     func messages(in dialog: DialogID, after: Int64, before: Int64?, limit: Int) async throws -> [MessageRecord]

@@ -2,12 +2,11 @@ import Foundation
 import ParleyCore
 import ParleyProtocol
 import ParleyStorage
-import SQLKit
 
 extension SQLChatStore {
-    static let messageColumns = ["id", "dialog_id", "seq", "sender_id", "client_message_id", "kind", "text", "attachment_id", "call", "created_at"]
+    static let messageColumns = "id, dialog_id, seq, sender_id, client_message_id, kind, text, attachment_id, call, created_at"
 
-    static func decodeMessage(_ row: any SQLRow) throws -> MessageRecord {
+    static func decodeMessage(_ row: Row) throws -> MessageRecord {
         let call = try row.decode(column: "call", as: String?.self).flatMap {
             try? JSONDecoder().decode(CallRecord.self, from: Data($0.utf8))
         }
@@ -25,89 +24,79 @@ extension SQLChatStore {
     }
 
     public func appendMessage(
-        _ message: MessageRecord, announce: (@Sendable (any SQLDatabase, MessageRecord) async throws -> EventDelivery)?
-    ) async throws -> (message: MessageRecord, isNew: Bool, delivery: EventDelivery?) {
-        try await database.transaction { sql in
-            if let existing = try await sql.select().columns(Self.messageColumns).from("messages")
-                .where("dialog_id", .equal, message.dialogID.rawValue).where("sender_id", .equal, message.senderID.rawValue)
-                .where("client_message_id", .equal, message.clientMessageID).first() {
-                return (try Self.decodeMessage(existing), false, nil)
+        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID]
+    ) async throws -> (message: MessageRecord, isNew: Bool) {
+        let call = message.call.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        return try await database.write { [events] sql in
+            if let existing = try sql.first("""
+                SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
+                """, message.dialogID.rawValue, message.senderID.rawValue, message.clientMessageID) {
+                return (try Self.decodeMessage(existing), false)
             }
             // The dialog's counter moves on and says the new number, in one statement.
-            guard let seq = try await sql.update("dialogs")
-                .set("last_message_seq", to: SQLRaw("last_message_seq + 1"))
-                .set("updated_at", to: message.createdAt.storageMillis)
-                .where("id", .equal, message.dialogID.rawValue)
-                .returning("last_message_seq")
-                .first(decodingColumn: "last_message_seq", as: Int64.self)
+            guard let seq = try sql.scalar("""
+                UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ? WHERE id = ? RETURNING last_message_seq
+                """, message.createdAt.storageMillis, message.dialogID.rawValue, as: Int64.self)
             else { throw ChatErrors.dialogNotFound }
             var stored = message
             stored.seq = seq
-            let call = message.call.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
-            try await sql.insert(into: "messages").columns(Self.messageColumns)
-                .values(SQLBind(stored.id.rawValue), SQLBind(stored.dialogID.rawValue), SQLBind(stored.seq),
-                        SQLBind(stored.senderID.rawValue), SQLBind(stored.clientMessageID), SQLBind(stored.kind.rawValue),
-                        SQLBind(stored.text), SQLBind(stored.attachmentID?.rawValue), SQLBind(call),
-                        SQLBind(stored.createdAt.storageMillis)).run()
+            try sql.execute("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            stored.id.rawValue, stored.dialogID.rawValue, stored.seq, stored.senderID.rawValue,
+                            stored.clientMessageID, stored.kind.rawValue, stored.text, stored.attachmentID?.rawValue, call,
+                            stored.createdAt.storageMillis)
             // A new message brings a cleared conversation back; the sender has read their own message.
-            try await sql.update("dialog_members")
-                .set("hidden", to: 0)
-                .set("read_seq", to: SQLQueryString("CASE WHEN user_id = \(bind: stored.senderID.rawValue) THEN \(bind: stored.seq) ELSE read_seq END"))
-                .where("dialog_id", .equal, stored.dialogID.rawValue).run()
-            return (stored, true, try await announce?(sql, stored))
+            try sql.execute("""
+                UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END WHERE dialog_id = ?
+                """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue)
+            try events.store(announce(stored), to: recipients, in: sql)
+            return (stored, true)
         }
     }
 
     public func message(id: MessageID) async throws -> MessageRecord? {
-        try await database.withConnection { sql in
-            try await sql.select().columns(Self.messageColumns).from("messages").where("id", .equal, id.rawValue)
-                .first().map(Self.decodeMessage)
+        try await database.read { sql in
+            try sql.first("SELECT \(Self.messageColumns) FROM messages WHERE id = ?", id.rawValue).map(Self.decodeMessage)
         }
     }
 
     public func messages(in dialog: DialogID, after: Int64, before: Int64?, limit: Int) async throws -> [MessageRecord] {
-        try await database.withConnection { sql in
-            var select = sql.select().columns(Self.messageColumns).from("messages")
-                .where("dialog_id", .equal, dialog.rawValue).where("seq", .greaterThan, after)
-            if let before { select = select.where("seq", .lessThan, before) }
-            return try await select.orderBy("seq", .descending).limit(limit).all().map(Self.decodeMessage)
+        try await database.read { sql in
+            try sql.query("""
+                SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND seq > ? AND seq < ? ORDER BY seq DESC LIMIT ?
+                """, dialog.rawValue, after, before ?? Int64.max, limit).map(Self.decodeMessage)
         }
     }
 
     public func markRead(_ dialog: DialogID, by user: UserID, upTo seq: Int64) async throws -> Bool {
-        try await database.transaction { sql in
-            let current = try await sql.select().column("read_seq").from("dialog_members")
-                .where("dialog_id", .equal, dialog.rawValue).where("user_id", .equal, user.rawValue)
-                .first(decodingColumn: "read_seq", as: Int64.self)
-            guard let current, seq > current else { return false }
-            try await sql.update("dialog_members").set("read_seq", to: seq)
-                .where("dialog_id", .equal, dialog.rawValue).where("user_id", .equal, user.rawValue).run()
-            return true
+        try await database.write { sql in
+            try sql.execute("UPDATE dialog_members SET read_seq = ? WHERE dialog_id = ? AND user_id = ? AND read_seq < ?",
+                            seq, dialog.rawValue, user.rawValue, seq) > 0
         }
     }
 
     public func unreadCount(_ dialog: DialogID, for membership: Membership) async throws -> Int {
-        try await database.withConnection { sql in
-            try await sql.raw("""
-                SELECT COUNT(*) AS n FROM messages WHERE dialog_id = \(bind: dialog.rawValue)
-                AND seq > \(bind: max(membership.readSeq, membership.clearedSeq)) AND sender_id <> \(bind: membership.userID.rawValue)
-                """).first(decodingColumn: "n", as: Int.self) ?? 0
+        try await database.read { sql in
+            try sql.scalar("""
+                SELECT COUNT(*) FROM messages WHERE dialog_id = ? AND seq > ? AND sender_id <> ?
+                """, dialog.rawValue, max(membership.readSeq, membership.clearedSeq), membership.userID.rawValue, as: Int.self) ?? 0
         }
     }
 
     public func unreadDialogCount(of user: UserID) async throws -> Int {
-        try await database.withConnection { sql in
-            try await sql.raw("""
-                SELECT COUNT(*) AS n FROM dialog_members m WHERE m.user_id = \(bind: user.rawValue) AND m.hidden = 0
+        try await database.read { sql in
+            // Per dialect: the larger of two values is MAX(a, b) in SQLite, GREATEST(a, b) in PostgreSQL.
+            let greatest = sql.kind == .sqlite ? "MAX" : "GREATEST"
+            return try sql.scalar("""
+                SELECT COUNT(*) FROM dialog_members m WHERE m.user_id = ? AND m.hidden = 0
                 AND EXISTS (SELECT 1 FROM messages WHERE messages.dialog_id = m.dialog_id
-                            AND messages.seq > MAX(m.read_seq, m.cleared_seq) AND messages.sender_id <> m.user_id)
-                """).first(decodingColumn: "n", as: Int.self) ?? 0
+                            AND messages.seq > \(greatest)(m.read_seq, m.cleared_seq) AND messages.sender_id <> m.user_id)
+                """, user.rawValue, as: Int.self) ?? 0
         }
     }
 
-    static let attachmentColumns = ["id", "uploader_id", "hash", "kind", "content_type", "size", "duration_ms", "width", "height", "created_at"]
+    static let attachmentColumns = "id, uploader_id, hash, kind, content_type, size, duration_ms, width, height, created_at"
 
-    static func decodeAttachment(_ row: any SQLRow) throws -> AttachmentRecord {
+    static func decodeAttachment(_ row: Row) throws -> AttachmentRecord {
         AttachmentRecord(
             id: AttachmentID(rawValue: try row.decode(column: "id", as: String.self)),
             uploaderID: UserID(rawValue: try row.decode(column: "uploader_id", as: String.self)),
@@ -122,11 +111,10 @@ extension SQLChatStore {
     }
 
     public func insertAttachment(_ a: AttachmentRecord) async throws {
-        try await database.withConnection { sql in
-            try await sql.insert(into: "attachments").columns(Self.attachmentColumns)
-                .values(SQLBind(a.id.rawValue), SQLBind(a.uploaderID.rawValue), SQLBind(a.hash), SQLBind(a.kind),
-                        SQLBind(a.contentType), SQLBind(a.size), SQLBind(a.durationMs), SQLBind(a.width), SQLBind(a.height),
-                        SQLBind(a.createdAt.storageMillis)).run()
+        try await database.write { sql in
+            try sql.execute("INSERT INTO attachments (\(Self.attachmentColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            a.id.rawValue, a.uploaderID.rawValue, a.hash, a.kind, a.contentType, a.size, a.durationMs, a.width,
+                            a.height, a.createdAt.storageMillis)
         }
     }
 
@@ -136,41 +124,41 @@ extension SQLChatStore {
 
     public func attachments(ids: [AttachmentID]) async throws -> [AttachmentRecord] {
         if ids.isEmpty { return [] }
-        return try await database.withConnection { sql in
-            try await sql.select().columns(Self.attachmentColumns).from("attachments")
-                .where("id", .in, ids.map(\.rawValue)).all().map(Self.decodeAttachment)
+        return try await database.read { sql in
+            try sql.query("SELECT \(Self.attachmentColumns) FROM attachments WHERE id IN (\(sqlPlaceholders(ids.count)))",
+                          binding: ids.map(\.rawValue.sqlValue)).map(Self.decodeAttachment)
         }
     }
 
     public func isReferenced(_ attachment: AttachmentID) async throws -> Bool {
-        try await database.withConnection { sql in
-            try await sql.raw("""
-                SELECT 1 AS yes WHERE EXISTS (SELECT 1 FROM messages WHERE attachment_id = \(bind: attachment.rawValue))
-                OR EXISTS (SELECT 1 FROM dialogs WHERE avatar_attachment_id = \(bind: attachment.rawValue))
-                """).first() != nil
+        try await database.read { sql in
+            try sql.first("""
+                SELECT 1 WHERE EXISTS (SELECT 1 FROM messages WHERE attachment_id = ?)
+                OR EXISTS (SELECT 1 FROM dialogs WHERE avatar_attachment_id = ?)
+                """, attachment.rawValue, attachment.rawValue) != nil
         }
     }
 
     public func deleteAttachment(_ attachment: AttachmentID) async throws {
-        try await database.withConnection { sql in
-            try await sql.delete(from: "attachments").where("id", .equal, attachment.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("DELETE FROM attachments WHERE id = ?", attachment.rawValue)
         }
     }
 
     public func attachmentCount(hash: String) async throws -> Int {
-        try await database.withConnection { sql in
-            try await sql.raw("SELECT COUNT(*) AS n FROM attachments WHERE hash = \(bind: hash)").first(decodingColumn: "n", as: Int.self) ?? 0
+        try await database.read { sql in
+            try sql.scalar("SELECT COUNT(*) FROM attachments WHERE hash = ?", hash, as: Int.self) ?? 0
         }
     }
 
     public func memberSeesAttachment(_ attachment: AttachmentID, user: UserID) async throws -> Bool {
-        try await database.withConnection { sql in
-            try await sql.raw("""
-                SELECT 1 AS yes FROM dialog_members m WHERE m.user_id = \(bind: user.rawValue) AND (
-                  EXISTS (SELECT 1 FROM messages x WHERE x.dialog_id = m.dialog_id AND x.attachment_id = \(bind: attachment.rawValue) AND x.seq > m.cleared_seq)
-                  OR EXISTS (SELECT 1 FROM dialogs d WHERE d.id = m.dialog_id AND d.avatar_attachment_id = \(bind: attachment.rawValue)))
+        try await database.read { sql in
+            try sql.first("""
+                SELECT 1 FROM dialog_members m WHERE m.user_id = ? AND (
+                  EXISTS (SELECT 1 FROM messages x WHERE x.dialog_id = m.dialog_id AND x.attachment_id = ? AND x.seq > m.cleared_seq)
+                  OR EXISTS (SELECT 1 FROM dialogs d WHERE d.id = m.dialog_id AND d.avatar_attachment_id = ?))
                 LIMIT 1
-                """).first() != nil
+                """, user.rawValue, attachment.rawValue, attachment.rawValue) != nil
         }
     }
 }

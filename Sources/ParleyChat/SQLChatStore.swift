@@ -2,17 +2,21 @@ import Foundation
 import ParleyCore
 import ParleyProtocol
 import ParleyStorage
-import SQLKit
 
-/// `ChatStore` over SQLKit: dialogs and members.
+/// `ChatStore` in SQL: dialogs and members. A new message's events are stored through `events`
+/// in the message's own transaction.
 public struct SQLChatStore: ChatStore {
     let database: Database
+    let events: any TransactionalEvents
 
-    public init(database: Database) { self.database = database }
+    public init(database: Database, events: any TransactionalEvents) {
+        self.database = database
+        self.events = events
+    }
 
-    static let dialogColumns = ["id", "type", "name", "avatar_attachment_id", "created_by", "created_at", "updated_at", "last_message_seq"]
+    static let dialogColumns = "id, type, name, avatar_attachment_id, created_by, created_at, updated_at, last_message_seq"
 
-    static func decodeDialog(_ row: any SQLRow) throws -> DialogRecord {
+    static func decodeDialog(_ row: Row) throws -> DialogRecord {
         DialogRecord(
             id: DialogID(rawValue: try row.decode(column: "id", as: String.self)),
             type: DialogType(rawValue: try row.decode(column: "type", as: String.self)) ?? .group,
@@ -24,9 +28,9 @@ public struct SQLChatStore: ChatStore {
             lastMessageSeq: try row.decode(column: "last_message_seq", as: Int64.self))
     }
 
-    static let memberColumns = ["dialog_id", "user_id", "joined_at", "read_seq", "cleared_seq", "hidden"]
+    static let memberColumns = "dialog_id, user_id, joined_at, read_seq, cleared_seq, hidden"
 
-    static func decodeMember(_ row: any SQLRow) throws -> Membership {
+    static func decodeMember(_ row: Row) throws -> Membership {
         Membership(
             dialogID: DialogID(rawValue: try row.decode(column: "dialog_id", as: String.self)),
             userID: UserID(rawValue: try row.decode(column: "user_id", as: String.self)),
@@ -37,125 +41,107 @@ public struct SQLChatStore: ChatStore {
     }
 
     public func dialog(id: DialogID) async throws -> DialogRecord? {
-        try await database.withConnection { sql in
-            try await sql.select().columns(Self.dialogColumns).from("dialogs").where("id", .equal, id.rawValue)
-                .first().map(Self.decodeDialog)
+        try await database.read { sql in
+            try sql.first("SELECT \(Self.dialogColumns) FROM dialogs WHERE id = ?", id.rawValue).map(Self.decodeDialog)
         }
     }
 
     public func privateDialog(pairKey: String) async throws -> DialogRecord? {
-        try await database.withConnection { sql in
-            try await sql.select().columns(Self.dialogColumns).from("dialogs").where("pair_key", .equal, pairKey)
-                .first().map(Self.decodeDialog)
+        try await database.read { sql in
+            try sql.first("SELECT \(Self.dialogColumns) FROM dialogs WHERE pair_key = ?", pairKey).map(Self.decodeDialog)
         }
     }
 
     public func createDialog(_ dialog: DialogRecord, pairKey: String?, members: [UserID]) async throws {
-        try await database.transaction { sql in
-            try await sql.insert(into: "dialogs").columns("pair_key", Self.dialogColumns[0], Self.dialogColumns[1],
-                Self.dialogColumns[2], Self.dialogColumns[3], Self.dialogColumns[4], Self.dialogColumns[5],
-                Self.dialogColumns[6], Self.dialogColumns[7])
-                .values(SQLBind(pairKey), SQLBind(dialog.id.rawValue), SQLBind(dialog.type.rawValue), SQLBind(dialog.name),
-                        SQLBind(dialog.avatarAttachmentID?.rawValue), SQLBind(dialog.createdBy.rawValue),
-                        SQLBind(dialog.createdAt.storageMillis), SQLBind(dialog.updatedAt.storageMillis), SQLBind(dialog.lastMessageSeq))
-                .run()
-            try await Self.insertMembers(members, dialog.id, dialog.createdAt, sql)
+        try await database.write { sql in
+            try sql.execute("""
+                INSERT INTO dialogs (pair_key, \(Self.dialogColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, pairKey, dialog.id.rawValue, dialog.type.rawValue, dialog.name, dialog.avatarAttachmentID?.rawValue,
+                dialog.createdBy.rawValue, dialog.createdAt.storageMillis, dialog.updatedAt.storageMillis, dialog.lastMessageSeq)
+            try Self.insertMembers(members, dialog.id, dialog.createdAt, sql)
         }
     }
 
-    static func insertMembers(_ users: [UserID], _ dialog: DialogID, _ at: Date, _ sql: any SQLDatabase) async throws {
+    static func insertMembers(_ users: [UserID], _ dialog: DialogID, _ at: Date, _ sql: Transaction) throws {
         for user in users {
-            let exists = try await sql.select().column("user_id").from("dialog_members")
-                .where("dialog_id", .equal, dialog.rawValue).where("user_id", .equal, user.rawValue).first()
-            if exists != nil { continue }
-            let last = try await sql.select().column("last_message_seq").from("dialogs").where("id", .equal, dialog.rawValue)
-                .first(decodingColumn: "last_message_seq", as: Int64.self) ?? 0
-            // A newcomer starts with the history so far read.
-            try await sql.insert(into: "dialog_members").columns(memberColumns)
-                .values(SQLBind(dialog.rawValue), SQLBind(user.rawValue), SQLBind(at.storageMillis), SQLBind(last),
-                        SQLBind(Int64(0)), SQLBind(0)).run()
+            // A newcomer starts with the history so far read; one already in stays as they are.
+            try sql.execute("""
+                INSERT INTO dialog_members (\(memberColumns))
+                SELECT ?, ?, ?, last_message_seq, 0, 0 FROM dialogs WHERE id = ?
+                ON CONFLICT (dialog_id, user_id) DO NOTHING
+                """, dialog.rawValue, user.rawValue, at.storageMillis, dialog.rawValue)
         }
     }
 
     public func updateDialog(id: DialogID, name: String?, avatar: AttachmentID?, at: Date) async throws {
-        try await database.withConnection { sql in
-            var update = sql.update("dialogs").set("updated_at", to: at.storageMillis)
-            if let name { update = update.set("name", to: name) }
-            if let avatar { update = update.set("avatar_attachment_id", to: avatar.rawValue) }
-            try await update.where("id", .equal, id.rawValue).run()
+        try await database.write { sql in
+            // NULL keeps the column as it is.
+            try sql.execute("""
+                UPDATE dialogs SET updated_at = ?, name = COALESCE(?, name), avatar_attachment_id = COALESCE(?, avatar_attachment_id)
+                WHERE id = ?
+                """, at.storageMillis, name, avatar?.rawValue, id.rawValue)
         }
     }
 
     public func addMembers(_ users: [UserID], to dialog: DialogID, at: Date) async throws {
-        try await database.transaction { sql in
-            try await Self.insertMembers(users, dialog, at, sql)
-            try await sql.update("dialogs").set("updated_at", to: at.storageMillis).where("id", .equal, dialog.rawValue).run()
+        try await database.write { sql in
+            try Self.insertMembers(users, dialog, at, sql)
+            try sql.execute("UPDATE dialogs SET updated_at = ? WHERE id = ?", at.storageMillis, dialog.rawValue)
         }
     }
 
     public func removeMember(_ user: UserID, from dialog: DialogID) async throws {
-        try await database.withConnection { sql in
-            try await sql.delete(from: "dialog_members").where("dialog_id", .equal, dialog.rawValue)
-                .where("user_id", .equal, user.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("DELETE FROM dialog_members WHERE dialog_id = ? AND user_id = ?", dialog.rawValue, user.rawValue)
         }
     }
 
     public func membership(_ user: UserID, in dialog: DialogID) async throws -> Membership? {
-        try await database.withConnection { sql in
-            try await sql.select().columns(Self.memberColumns).from("dialog_members")
-                .where("dialog_id", .equal, dialog.rawValue).where("user_id", .equal, user.rawValue)
-                .first().map(Self.decodeMember)
+        try await database.read { sql in
+            try sql.first("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? AND user_id = ?",
+                          dialog.rawValue, user.rawValue).map(Self.decodeMember)
         }
     }
 
     public func members(of dialog: DialogID) async throws -> [Membership] {
-        try await database.withConnection { sql in
-            try await sql.select().columns(Self.memberColumns).from("dialog_members")
-                .where("dialog_id", .equal, dialog.rawValue).orderBy("joined_at").all().map(Self.decodeMember)
+        try await database.read { sql in
+            try sql.query("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", dialog.rawValue)
+                .map(Self.decodeMember)
         }
     }
 
     public func clear(_ dialog: DialogID, for user: UserID) async throws {
-        try await database.transaction { sql in
-            let last = try await sql.select().column("last_message_seq").from("dialogs").where("id", .equal, dialog.rawValue)
-                .first(decodingColumn: "last_message_seq", as: Int64.self) ?? 0
-            try await sql.update("dialog_members").set("cleared_seq", to: last).set("read_seq", to: last).set("hidden", to: 1)
-                .where("dialog_id", .equal, dialog.rawValue).where("user_id", .equal, user.rawValue).run()
+        try await database.write { sql in
+            let last = try sql.scalar("SELECT last_message_seq FROM dialogs WHERE id = ?", dialog.rawValue, as: Int64.self) ?? 0
+            try sql.execute("""
+                UPDATE dialog_members SET cleared_seq = ?, read_seq = ?, hidden = 1 WHERE dialog_id = ? AND user_id = ?
+                """, last, last, dialog.rawValue, user.rawValue)
         }
     }
 
     public func unhide(_ dialog: DialogID, for user: UserID) async throws {
-        try await database.withConnection { sql in
-            try await sql.update("dialog_members").set("hidden", to: 0)
-                .where("dialog_id", .equal, dialog.rawValue).where("user_id", .equal, user.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("UPDATE dialog_members SET hidden = 0 WHERE dialog_id = ? AND user_id = ?", dialog.rawValue, user.rawValue)
         }
     }
 
     public func dialogs(of user: UserID, after cursor: DialogCursor?, limit: Int) async throws -> [(DialogRecord, Membership)] {
-        try await database.withConnection { sql in
-            var select = sql.select()
-            for column in Self.dialogColumns { select = select.column(SQLColumn(column, table: "dialogs")) }
-            for column in ["joined_at", "read_seq", "cleared_seq", "hidden", "user_id", "dialog_id"] {
-                select = select.column(SQLColumn(column, table: "dialog_members"))
-            }
-            select = select
-                .from("dialogs")
-                .join("dialog_members", on: SQLColumn("id", table: "dialogs"), .equal, SQLColumn("dialog_id", table: "dialog_members"))
-                .where(SQLColumn("user_id", table: "dialog_members"), .equal, SQLBind(user.rawValue))
-                .where(SQLColumn("hidden", table: "dialog_members"), .equal, SQLBind(0))
+        let select = """
+            SELECT dialogs.id, dialogs.type, dialogs.name, dialogs.avatar_attachment_id, dialogs.created_by, dialogs.created_at,
+              dialogs.updated_at, dialogs.last_message_seq, m.joined_at, m.read_seq, m.cleared_seq, m.hidden, m.user_id, m.dialog_id
+            FROM dialogs JOIN dialog_members m ON dialogs.id = m.dialog_id
+            WHERE m.user_id = ? AND m.hidden = 0
+            """
+        let order = "ORDER BY dialogs.updated_at DESC, dialogs.id DESC LIMIT ?"
+        let rows = try await database.read { sql in
             if let cursor {
-                select = select.where {
-                    $0.where(SQLColumn("updated_at", table: "dialogs"), .lessThan, SQLBind(cursor.updatedAt))
-                        .orWhere {
-                            $0.where(SQLColumn("updated_at", table: "dialogs"), .equal, SQLBind(cursor.updatedAt))
-                                .where(SQLColumn("id", table: "dialogs"), .lessThan, SQLBind(cursor.id.rawValue))
-                        }
-                }
+                try sql.query("""
+                    \(select) AND (dialogs.updated_at < ? OR (dialogs.updated_at = ? AND dialogs.id < ?)) \(order)
+                    """, user.rawValue, cursor.updatedAt, cursor.updatedAt, cursor.id.rawValue, limit)
+            } else {
+                try sql.query("\(select) \(order)", user.rawValue, limit)
             }
-            return try await select
-                .orderBy(SQLOrderBy(expression: SQLColumn("updated_at", table: "dialogs"), direction: SQLDirection.descending))
-                .orderBy(SQLOrderBy(expression: SQLColumn("id", table: "dialogs"), direction: SQLDirection.descending))
-                .limit(limit).all().map { (try Self.decodeDialog($0), try Self.decodeMember($0)) }
         }
+        return try rows.map { (try Self.decodeDialog($0), try Self.decodeMember($0)) }
     }
 }

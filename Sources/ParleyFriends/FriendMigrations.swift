@@ -1,32 +1,27 @@
 import ParleyStorage
-import SQLKit
 
 /// The Friends schema. A friendship is stored once, as the ordered pair (user_low < user_high).
 public enum FriendMigrations {
     public static let all: [Migration] = [
         Migration("friends.1") { sql in
-            try await sql.create(table: "friend_requests")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("from_user", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("to_user", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("created_at", type: .bigint, .notNull)
-                .unique("from_user", "to_user")
-                .run()
-            try await sql.create(index: "friend_requests_to").on("friend_requests").column("to_user").run()
-            try await sql.create(table: "friendships")
-                .column("user_low", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("user_high", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("created_at", type: .bigint, .notNull)
-                .primaryKey("user_low", "user_high")
-                .run()
-            try await sql.create(index: "friendships_high").on("friendships").column("user_high").run()
-            try await sql.create(table: "blocks")
-                .column("blocker", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("blocked", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("created_at", type: .bigint, .notNull)
-                .primaryKey("blocker", "blocked")
-                .run()
-            try await sql.create(index: "blocks_blocked").on("blocks").column("blocked").run()
+            try sql.execute(#"""
+                CREATE TABLE "friend_requests" ("id" TEXT PRIMARY KEY, "from_user" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "to_user" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "created_at" INTEGER NOT NULL, UNIQUE ("from_user", "to_user"))
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "friend_requests_to" ON "friend_requests" ("to_user")
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "friendships" ("user_low" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "user_high" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "created_at" INTEGER NOT NULL, PRIMARY KEY ("user_low", "user_high"))
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "friendships_high" ON "friendships" ("user_high")
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "blocks" ("blocker" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "blocked" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "created_at" INTEGER NOT NULL, PRIMARY KEY ("blocker", "blocked"))
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "blocks_blocked" ON "blocks" ("blocked")
+                """#)
         },
     ]
 }

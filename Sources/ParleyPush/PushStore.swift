@@ -1,7 +1,6 @@
 import Foundation
 import ParleyCore
 import ParleyStorage
-import SQLKit
 
 /// Devices' push tokens, notification switches and muted dialogs, over SQL.
 public struct PushStore: Sendable {
@@ -13,55 +12,48 @@ public struct PushStore: Sendable {
 
     /// Registers `device`'s tokens, replacing what that device had before.
     public func register(_ device: PushDevice, at now: Date) async throws {
-        try await database.withConnection { sql in
-            try await sql.insert(into: "push_devices")
-                .columns("session_id", "user_id", "alert_token", "voip_token", "bundle_id", "environment", "updated_at")
-                .values(SQLBind(device.sessionID.rawValue), SQLBind(device.userID.rawValue), SQLBind(device.alertToken),
-                        SQLBind(device.voipToken), SQLBind(device.bundleID), SQLBind(device.environment.rawValue),
-                        SQLBind(now.storageMillis))
-                .onConflict(with: ["session_id"]) {
-                    $0.set(excludedValueOf: "alert_token").set(excludedValueOf: "voip_token")
-                        .set(excludedValueOf: "bundle_id").set(excludedValueOf: "environment").set(excludedValueOf: "updated_at")
-                }
-                .run()
+        try await database.write { sql in
+            try sql.execute("""
+                INSERT INTO push_devices (session_id, user_id, alert_token, voip_token, bundle_id, environment, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (session_id) DO UPDATE SET alert_token = excluded.alert_token, voip_token = excluded.voip_token,
+                  bundle_id = excluded.bundle_id, environment = excluded.environment, updated_at = excluded.updated_at
+                """, device.sessionID.rawValue, device.userID.rawValue, device.alertToken, device.voipToken, device.bundleID,
+                device.environment.rawValue, now.storageMillis)
         }
     }
 
     /// Forgets one device's tokens (`DELETE /v1/me/push`, its session ended).
     public func remove(session: SessionID) async throws {
-        try await database.withConnection { sql in
-            try await sql.delete(from: "push_devices").where("session_id", .equal, session.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("DELETE FROM push_devices WHERE session_id = ?", session.rawValue)
         }
     }
 
     /// Forgets every device of `user` (all sessions ended: a password reset).
     public func removeAll(of user: UserID) async throws {
-        try await database.withConnection { sql in
-            try await sql.delete(from: "push_devices").where("user_id", .equal, user.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("DELETE FROM push_devices WHERE user_id = ?", user.rawValue)
         }
     }
 
     /// Forgets a token APNs no longer takes, wherever it is registered.
     public func removeToken(_ token: String) async throws {
-        try await database.transaction { sql in
-            try await sql.update("push_devices").set("alert_token", to: SQLLiteral.null).where("alert_token", .equal, token).run()
-            try await sql.update("push_devices").set("voip_token", to: SQLLiteral.null).where("voip_token", .equal, token).run()
-            try await sql.delete(from: "push_devices").where("alert_token", .is, SQLLiteral.null)
-                .where("voip_token", .is, SQLLiteral.null).run()
+        try await database.write { sql in
+            try sql.execute("UPDATE push_devices SET alert_token = NULL WHERE alert_token = ?", token)
+            try sql.execute("UPDATE push_devices SET voip_token = NULL WHERE voip_token = ?", token)
+            try sql.execute("DELETE FROM push_devices WHERE alert_token IS NULL AND voip_token IS NULL")
         }
     }
 
     /// The registered devices of `user` whose sessions are still live.
     public func devices(of user: UserID) async throws -> [PushDevice] {
-        let rows = try await database.withConnection { sql in
-            try await sql.select()
-                .columns(SQLColumn("session_id", table: "push_devices"), SQLColumn("alert_token"), SQLColumn("voip_token"),
-                         SQLColumn("bundle_id"), SQLColumn("environment"))
-                .from("push_devices")
-                .join("sessions", on: SQLColumn("id", table: "sessions"), .equal, SQLColumn("session_id", table: "push_devices"))
-                .where(SQLColumn("user_id", table: "push_devices"), .equal, SQLBind(user.rawValue))
-                .where(SQLColumn("ended_at", table: "sessions"), .is, SQLLiteral.null)
-                .all()
+        let rows = try await database.read { sql in
+            try sql.query("""
+                SELECT push_devices.session_id, alert_token, voip_token, bundle_id, environment
+                FROM push_devices JOIN sessions ON sessions.id = push_devices.session_id
+                WHERE push_devices.user_id = ? AND sessions.ended_at IS NULL
+                """, user.rawValue)
         }
         return try rows.compactMap { row in
             guard let environment = APNsEnvironment(rawValue: try row.decode(column: "environment", as: String.self)) else { return nil }
@@ -76,9 +68,10 @@ public struct PushStore: Sendable {
     // MARK: Settings and mutes
 
     public func settings(of user: UserID) async throws -> NotificationSettings {
-        try await database.withConnection { sql in
-            guard let row = try await sql.select().columns("messages", "friend_requests", "calls", "previews")
-                .from("notification_settings").where("user_id", .equal, user.rawValue).first() else { return NotificationSettings() }
+        try await database.read { sql in
+            guard let row = try sql.first("""
+                SELECT messages, friend_requests, calls, previews FROM notification_settings WHERE user_id = ?
+                """, user.rawValue) else { return NotificationSettings() }
             var settings = NotificationSettings()
             settings.messages = try row.decode(column: "messages", as: Int.self) != 0
             settings.friendRequests = try row.decode(column: "friend_requests", as: Int.self) != 0
@@ -89,42 +82,37 @@ public struct PushStore: Sendable {
     }
 
     public func save(_ settings: NotificationSettings, of user: UserID) async throws {
-        try await database.withConnection { sql in
-            try await sql.insert(into: "notification_settings")
-                .columns("user_id", "messages", "friend_requests", "calls", "previews")
-                .values(SQLBind(user.rawValue), SQLBind(settings.messages ? 1 : 0), SQLBind(settings.friendRequests ? 1 : 0),
-                        SQLBind(settings.calls ? 1 : 0), SQLBind(settings.previews ? 1 : 0))
-                .onConflict(with: ["user_id"]) {
-                    $0.set(excludedValueOf: "messages").set(excludedValueOf: "friend_requests")
-                        .set(excludedValueOf: "calls").set(excludedValueOf: "previews")
-                }
-                .run()
+        try await database.write { sql in
+            try sql.execute("""
+                INSERT INTO notification_settings (user_id, messages, friend_requests, calls, previews) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (user_id) DO UPDATE SET messages = excluded.messages, friend_requests = excluded.friend_requests,
+                  calls = excluded.calls, previews = excluded.previews
+                """, user.rawValue, settings.messages ? 1 : 0, settings.friendRequests ? 1 : 0, settings.calls ? 1 : 0,
+                settings.previews ? 1 : 0)
         }
     }
 
     public func setMuted(_ muted: Bool, dialog: DialogID, for user: UserID) async throws {
-        try await database.withConnection { sql in
+        try await database.write { sql in
             if muted {
-                try await sql.insert(into: "muted_dialogs").columns("user_id", "dialog_id")
-                    .values(SQLBind(user.rawValue), SQLBind(dialog.rawValue)).ignoringConflicts().run()
+                try sql.execute("INSERT INTO muted_dialogs (user_id, dialog_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                user.rawValue, dialog.rawValue)
             } else {
-                try await sql.delete(from: "muted_dialogs").where("user_id", .equal, user.rawValue)
-                    .where("dialog_id", .equal, dialog.rawValue).run()
+                try sql.execute("DELETE FROM muted_dialogs WHERE user_id = ? AND dialog_id = ?", user.rawValue, dialog.rawValue)
             }
         }
     }
 
     public func mutedDialogs(of user: UserID) async throws -> [DialogID] {
-        try await database.withConnection { sql in
-            try await sql.select().column("dialog_id").from("muted_dialogs").where("user_id", .equal, user.rawValue)
-                .orderBy("dialog_id").all(decodingColumn: "dialog_id", as: String.self).map(DialogID.init(rawValue:))
+        try await database.read { sql in
+            try sql.query("SELECT dialog_id FROM muted_dialogs WHERE user_id = ? ORDER BY dialog_id", user.rawValue)
+                .map { DialogID(rawValue: try $0.decode(column: "dialog_id", as: String.self)) }
         }
     }
 
     public func isMuted(_ dialog: DialogID, for user: UserID) async throws -> Bool {
-        try await database.withConnection { sql in
-            try await sql.select().column("dialog_id").from("muted_dialogs").where("user_id", .equal, user.rawValue)
-                .where("dialog_id", .equal, dialog.rawValue).first() != nil
+        try await database.read { sql in
+            try sql.first("SELECT dialog_id FROM muted_dialogs WHERE user_id = ? AND dialog_id = ?", user.rawValue, dialog.rawValue) != nil
         }
     }
 }

@@ -3,7 +3,6 @@ import Logging
 import ParleyCore
 import ParleyProtocol
 import ParleyStorage
-import SQLKit
 import Synchronization
 
 /// Numbers, stores and then delivers every event for a user: stored first, so a device that was
@@ -55,45 +54,48 @@ public final class EventLog: EventPublisher, Sendable {
     /// moves every recipient's head on (creating it on first use) and returns the new numbers, one
     /// insert stores the events — two statements however many recipients, in one transaction.
     func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID? = nil) async throws -> [StoredEvent] {
-        try await database.transaction { sql in
-            try await append(event, to: users, exceptSession: exceptSession, in: sql)
+        try await database.write { [self] sql in
+            try append(event, to: users, exceptSession: exceptSession, in: sql)
         }
     }
 
     /// The same, inside the caller's transaction `sql`.
-    func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID?, in sql: any SQLDatabase) async throws -> [StoredEvent] {
+    func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID?, in sql: Transaction) throws -> [StoredEvent] {
         let now = clock.now()
         let type = event.type, payload = event.payloadJSON()
         var seen = Set<UserID>()
         let recipients = users.filter { seen.insert($0).inserted }
         guard !recipients.isEmpty else { return [] }
-        let heads = sql.insert(into: "user_event_heads").columns("user_id", "last_seq")
-        for user in recipients { heads.values(SQLBind(user.rawValue), SQLBind(Int64(1))) }
-        let rows = try await heads
-            .onConflict(with: ["user_id"]) { $0.set("last_seq", to: SQLRaw("user_event_heads.last_seq + 1")) }
-            .returning("user_id", "last_seq")
-            .all()
+        let heads = Array(repeating: "(?, 1)", count: recipients.count).joined(separator: ", ")
+        let rows = try sql.query("""
+            INSERT INTO user_event_heads (user_id, last_seq) VALUES \(heads)
+            ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + 1
+            RETURNING user_id, last_seq
+            """, binding: recipients.map(\.rawValue.sqlValue))
         var numbers: [String: Int64] = [:]
         for row in rows {
             numbers[try row.decode(column: "user_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self)
         }
-        let events = sql.insert(into: "user_events").columns("user_id", "seq", "type", "payload", "created_at", "except_session")
+        var binds: [SQLValue] = []
+        binds.reserveCapacity(recipients.count * 6)
         var stored: [StoredEvent] = []
         for user in recipients {
             guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
-            events.values(SQLBind(user.rawValue), SQLBind(seq), SQLBind(type), SQLBind(payload), SQLBind(now.storageMillis),
-                          SQLBind(exceptSession?.rawValue))
+            binds += [.text(user.rawValue), .integer(seq), .text(type), .text(payload), .integer(now.storageMillis),
+                      exceptSession.map { .text($0.rawValue) } ?? .null]
             stored.append(StoredEvent(userID: user, seq: seq, event: event, createdAt: now, exceptSession: exceptSession))
         }
-        try await events.run()
+        let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: recipients.count).joined(separator: ", ")
+        _ = try sql.query("""
+            INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session) VALUES \(values)
+            """, binding: binds)
         return stored
     }
 
     /// The newest number in `user`'s sequence (0 before any event).
     public func latestSeq(of user: UserID) async throws -> Int64 {
-        try await database.withConnection { sql in
-            try await sql.select().column("last_seq").from("user_event_heads").where("user_id", .equal, user.rawValue)
-                .first(decodingColumn: "last_seq", as: Int64.self) ?? 0
+        try await database.read { sql in
+            try sql.scalar("SELECT last_seq FROM user_event_heads WHERE user_id = ?", user.rawValue, as: Int64.self) ?? 0
         }
     }
 
@@ -104,10 +106,11 @@ public final class EventLog: EventPublisher, Sendable {
     public func events(of user: UserID, since: Int64, limit: Int) async throws -> (events: [StoredEvent], latest: Int64, lastSeq: Int64) {
         let latest = try await latestSeq(of: user)
         if since >= latest { return ([], latest, latest) }
-        let rows = try await database.withConnection { sql in
-            try await sql.select().columns("seq", "type", "payload", "created_at", "except_session").from("user_events")
-                .where("user_id", .equal, user.rawValue).where("seq", .greaterThan, since)
-                .orderBy("seq").limit(limit).all()
+        let rows = try await database.read { sql in
+            try sql.query("""
+                SELECT seq, type, payload, created_at, except_session FROM user_events WHERE user_id = ? AND seq > ?
+                ORDER BY seq LIMIT ?
+                """, user.rawValue, since, limit)
         }
         var firstSeq: Int64?, lastSeq = since
         var events: [StoredEvent] = []
@@ -133,8 +136,8 @@ public final class EventLog: EventPublisher, Sendable {
     /// Deletes events older than the retention window.
     public func prune() async throws {
         let cutoff = clock.now().addingTimeInterval(-retention).storageMillis
-        try await database.withConnection { sql in
-            try await sql.delete(from: "user_events").where("created_at", .lessThan, cutoff).run()
+        try await database.write { sql in
+            try sql.execute("DELETE FROM user_events WHERE created_at < ?", cutoff)
         }
     }
 }
@@ -145,9 +148,9 @@ public enum RealtimeErrors {
 }
 
 extension EventLog: TransactionalEvents {
-    public func store(_ event: RealtimeEvent, to users: [UserID], in sql: any SQLDatabase) async throws -> EventDelivery {
-        let stored = try await append(event, to: users, exceptSession: nil, in: sql)
-        return EventDelivery { [self] in
+    public func store(_ event: RealtimeEvent, to users: [UserID], in transaction: Transaction) throws {
+        let stored = try append(event, to: users, exceptSession: nil, in: transaction)
+        transaction.afterCommit { [self] in
             for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: event.exceptSession) }
             notify(stored)
         }

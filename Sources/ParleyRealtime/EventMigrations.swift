@@ -1,27 +1,22 @@
 import ParleyStorage
-import SQLKit
 
 /// Per-user event log: every event a user is sent, numbered in that user's sequence.
 public enum EventMigrations {
     public static let all: [Migration] = [
         Migration("events.1") { sql in
-            try await sql.create(table: "user_event_heads")
-                .column("user_id", type: .text, .primaryKey(autoIncrement: false), .references("users", "id", onDelete: .cascade))
-                .column("last_seq", type: .bigint, .notNull)
-                .run()
-            try await sql.create(table: "user_events")
-                .column("user_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("seq", type: .bigint, .notNull)
-                .column("type", type: .text, .notNull)
-                .column("payload", type: .text, .notNull)
-                .column("created_at", type: .bigint, .notNull)
-                .primaryKey("user_id", "seq")
-                .run()
-            try await sql.create(index: "user_events_created").on("user_events").column("created_at").run()
+            try sql.execute(#"""
+                CREATE TABLE "user_event_heads" ("user_id" TEXT PRIMARY KEY REFERENCES "users" ("id") ON DELETE CASCADE, "last_seq" INTEGER NOT NULL)
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "user_events" ("user_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "seq" INTEGER NOT NULL, "type" TEXT NOT NULL, "payload" TEXT NOT NULL, "created_at" INTEGER NOT NULL, PRIMARY KEY ("user_id", "seq"))
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "user_events_created" ON "user_events" ("created_at")
+                """#)
         },
         Migration("events.2") { sql in
             // An event every device of the user gets but one (answered elsewhere).
-            try await sql.alter(table: "user_events").column("except_session", type: .text).run()
+            try sql.execute(#"ALTER TABLE "user_events" ADD COLUMN "except_session" TEXT"#)
         },
     ]
 }

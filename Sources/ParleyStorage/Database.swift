@@ -1,69 +1,62 @@
 import Foundation
 import Logging
 import ParleyCore
-import SQLKit
-import SQLiteKit
 
-/// The store every domain talks to: SQLKit queries over SQLite (one file in the data folder, WAL)
-/// or, later, PostgreSQL. Work runs through `withConnection` / `transaction`, so a unit of work
-/// sees one connection from start to end whichever engine is behind it.
+/// The storage every domain talks to, and the seam between the domains and an engine. Work is a
+/// closure over a handle: `write` gives a `Transaction` (committed if the closure returns, rolled
+/// back if it throws), `read` a `Snapshot`. The closures are synchronous — they run on the
+/// engine's own threads, a whole transaction in one hop — so a transaction cannot await another
+/// (nesting is a compile error), and stores keep no engine types of their own.
+///
+/// SQLite today: one writer connection on its own thread, with group commit — transactions that
+/// queue while one commits share the next COMMIT, each in a savepoint of its own, and every caller
+/// is answered only after the commit that holds its work (WAL, synchronous=NORMAL: what is
+/// acknowledged survives the process being killed); read-only connections beside it for `read`.
+/// PostgreSQL (`Kind.postgresql`, not yet built) fits behind the same two calls: each closure on a
+/// thread of a pool that owns one connection each, statements as blocking round trips, `?`
+/// placeholders numbered when prepared (see `SQLQuerying` for the SQL both dialects share).
 public final class Database: Sendable {
     public enum Kind: String, Sendable { case sqlite, postgresql }
 
     public let kind: Kind
-    private let sqlite: SQLiteConnection
-    private let sql: any SQLDatabase
-    /// One SQLite connection serves everything; the lock keeps a transaction's statements
-    /// from interleaving with another task's.
-    private let lock = AsyncLock()
+    private let engine: any StorageEngine
 
-    private init(kind: Kind, sqlite: SQLiteConnection, sql: any SQLDatabase) {
+    private init(kind: Kind, engine: any StorageEngine) {
         self.kind = kind
-        self.sqlite = sqlite
-        self.sql = sql
+        self.engine = engine
     }
 
-    /// Opens (creating if needed) an SQLite database file with WAL journaling and foreign keys on.
-    public static func openSQLite(path: String, logger: Logger) async throws -> Database {
+    /// Opens (creating if needed) an SQLite database file with WAL journaling and foreign keys on,
+    /// one writer and `readers` read-only connections.
+    public static func openSQLite(path: String, readers: Int = 2, logger: Logger) async throws -> Database {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        let connection = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
-        let sql = connection.sql(queryLogLevel: .trace)
-        try await sql.raw("PRAGMA journal_mode=WAL").run()
-        try await sql.raw("PRAGMA synchronous=NORMAL").run()
-        try await sql.raw("PRAGMA foreign_keys=ON").run()
-        try await sql.raw("PRAGMA busy_timeout=5000").run()
-        return Database(kind: .sqlite, sqlite: connection, sql: sql)
+        return Database(kind: .sqlite, engine: try SQLiteEngine(path: path, readers: readers, logger: logger))
     }
 
-    /// Runs `body` with exclusive use of a connection.
-    public func withConnection<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await lock.withLock { try await body(sql) }
+    /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.
+    /// Returns once the commit that holds the work is done, after running the transaction's
+    /// `afterCommit` actions.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        let (value, actions) = try await engine.write(body)
+        for action in actions { action() }
+        return value
     }
 
-    /// Runs `body` in a transaction: committed if it returns, rolled back if it throws.
-    public func transaction<T: Sendable>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
-        try await lock.withLock {
-            try await sql.raw("BEGIN IMMEDIATE").run()
-            do {
-                let result = try await body(sql)
-                try await sql.raw("COMMIT").run()
-                return result
-            } catch {
-                try? await sql.raw("ROLLBACK").run()
-                throw error
-            }
-        }
+    /// Runs `body` on a read-only snapshot of the last commit.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await engine.read(body)
     }
 
     /// True when a trivial query answers (for /health and /admin/status).
     public func ping() async -> Bool {
-        (try? await withConnection { try await $0.raw("SELECT 1 AS one").first() }) != nil
+        (try? await read { try $0.scalar("SELECT 1", as: Int.self) }) == 1
     }
 
+    /// Finishes the work already queued, then closes every connection.
     public func close() async throws {
-        try await sqlite.close()
+        await engine.close()
     }
 }

@@ -1,12 +1,11 @@
 import Logging
-import SQLKit
 
 /// One versioned step of a domain's schema. `id` is unique across the app ("accounts.1").
 public struct Migration: Sendable {
     public let id: String
-    public let run: @Sendable (any SQLDatabase) async throws -> Void
+    public let run: @Sendable (Transaction) throws -> Void
 
-    public init(_ id: String, run: @escaping @Sendable (any SQLDatabase) async throws -> Void) {
+    public init(_ id: String, run: @escaping @Sendable (Transaction) throws -> Void) {
         self.id = id
         self.run = run
     }
@@ -24,20 +23,16 @@ public struct Migrator: Sendable {
     }
 
     public func run(_ migrations: [Migration], now: Int64) async throws {
-        try await database.withConnection { sql in
-            try await sql.create(table: "parley_migrations").ifNotExists()
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("applied_at", type: .bigint, .notNull)
-                .run()
+        try await database.write { sql in
+            try sql.execute(#"CREATE TABLE IF NOT EXISTS "parley_migrations" ("id" TEXT PRIMARY KEY, "applied_at" INTEGER NOT NULL)"#)
         }
-        let applied = try await database.withConnection { sql in
-            Set(try await sql.select().column("id").from("parley_migrations").all(decodingColumn: "id", as: String.self))
+        let applied = try await database.read { sql in
+            Set(try sql.query("SELECT id FROM parley_migrations").map { try $0.decode(column: "id", as: String.self) })
         }
         for migration in migrations where !applied.contains(migration.id) {
-            try await database.transaction { sql in
-                try await migration.run(sql)
-                try await sql.insert(into: "parley_migrations").columns("id", "applied_at")
-                    .values(SQLBind(migration.id), SQLBind(now)).run()
+            try await database.write { sql in
+                try migration.run(sql)
+                try sql.execute("INSERT INTO parley_migrations (id, applied_at) VALUES (?, ?)", migration.id, now)
             }
             logger.info("applied migration", metadata: ["migration": "\(migration.id)"])
         }

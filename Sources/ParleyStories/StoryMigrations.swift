@@ -1,27 +1,20 @@
 import ParleyStorage
-import SQLKit
 
 public enum StoryMigrations {
     public static let all: [Migration] = [
         Migration("stories.1") { sql in
-            try await sql.create(table: "stories")
-                .column("id", type: .text, .primaryKey(autoIncrement: false))
-                .column("owner_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("attachment_id", type: .text, .notNull)
-                .column("title", type: .text, .notNull)
-                .column("kind", type: .text, .notNull)
-                .column("duration_ms", type: .bigint)
-                .column("created_at", type: .bigint, .notNull)
-                .column("expires_at", type: .bigint, .notNull)
-                .run()
-            try await sql.create(index: "stories_owner").on("stories").column("owner_id").column("expires_at").run()
-            try await sql.create(index: "stories_attachment").on("stories").column("attachment_id").run()
-            try await sql.create(table: "story_views")
-                .column("story_id", type: .text, .notNull, .references("stories", "id", onDelete: .cascade))
-                .column("viewer_id", type: .text, .notNull, .references("users", "id", onDelete: .cascade))
-                .column("viewed_at", type: .bigint, .notNull)
-                .primaryKey("story_id", "viewer_id")
-                .run()
+            try sql.execute(#"""
+                CREATE TABLE "stories" ("id" TEXT PRIMARY KEY, "owner_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "attachment_id" TEXT NOT NULL, "title" TEXT NOT NULL, "kind" TEXT NOT NULL, "duration_ms" INTEGER, "created_at" INTEGER NOT NULL, "expires_at" INTEGER NOT NULL)
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "stories_owner" ON "stories" ("owner_id", "expires_at")
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "stories_attachment" ON "stories" ("attachment_id")
+                """#)
+            try sql.execute(#"""
+                CREATE TABLE "story_views" ("story_id" TEXT NOT NULL REFERENCES "stories" ("id") ON DELETE CASCADE, "viewer_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "viewed_at" INTEGER NOT NULL, PRIMARY KEY ("story_id", "viewer_id"))
+                """#)
         },
     ]
 }

@@ -1,7 +1,6 @@
 import Foundation
 import ParleyCore
 import ParleyStorage
-import SQLKit
 
 /// What Stories needs from storage.
 public protocol StoryStore: Sendable {
@@ -26,16 +25,15 @@ public struct SQLStoryStore: StoryStore {
 
     public init(database: Database) { self.database = database }
 
-    static let columns = ["id", "owner_id", "attachment_id", "title", "kind", "duration_ms", "created_at", "expires_at"]
+    /// The stories' columns and how many have viewed each.
+    static let select = """
+        SELECT stories.id, stories.owner_id, stories.attachment_id, stories.title, stories.kind, stories.duration_ms,
+          stories.created_at, stories.expires_at,
+          (SELECT COUNT(*) FROM story_views v WHERE v.story_id = stories.id) AS view_count
+        FROM stories
+        """
 
-    static func select(_ sql: any SQLDatabase) -> SQLSelectBuilder {
-        var select = sql.select()
-        for column in columns { select = select.column(SQLColumn(column, table: "stories")) }
-        return select.column(SQLRaw("(SELECT COUNT(*) FROM story_views v WHERE v.story_id = stories.id)"), as: "view_count")
-            .from("stories")
-    }
-
-    static func decode(_ row: any SQLRow) throws -> StoryRecord {
+    static func decode(_ row: Row) throws -> StoryRecord {
         StoryRecord(
             id: StoryID(rawValue: try row.decode(column: "id", as: String.self)),
             ownerID: UserID(rawValue: try row.decode(column: "owner_id", as: String.self)),
@@ -49,46 +47,45 @@ public struct SQLStoryStore: StoryStore {
     }
 
     public func insert(_ s: StoryRecord) async throws {
-        try await database.withConnection { sql in
-            try await sql.insert(into: "stories").columns(Self.columns)
-                .values(SQLBind(s.id.rawValue), SQLBind(s.ownerID.rawValue), SQLBind(s.attachmentID.rawValue), SQLBind(s.title),
-                        SQLBind(s.kind), SQLBind(s.durationMs), SQLBind(s.createdAt.storageMillis), SQLBind(s.expiresAt.storageMillis))
-                .run()
+        try await database.write { sql in
+            try sql.execute("""
+                INSERT INTO stories (id, owner_id, attachment_id, title, kind, duration_ms, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, s.id.rawValue, s.ownerID.rawValue, s.attachmentID.rawValue, s.title, s.kind, s.durationMs,
+                s.createdAt.storageMillis, s.expiresAt.storageMillis)
         }
     }
 
     public func story(id: StoryID) async throws -> StoryRecord? {
-        try await database.withConnection { sql in
-            try await Self.select(sql).where(SQLColumn("id", table: "stories"), .equal, SQLBind(id.rawValue)).first().map(Self.decode)
+        try await database.read { sql in
+            try sql.first("\(Self.select) WHERE stories.id = ?", id.rawValue).map(Self.decode)
         }
     }
 
     public func live(owners: [UserID], at now: Date) async throws -> [StoryRecord] {
         if owners.isEmpty { return [] }
-        return try await database.withConnection { sql in
-            try await Self.select(sql)
-                .where(SQLColumn("owner_id", table: "stories"), .in, SQLBind.group(owners.map(\.rawValue)))
-                .where(SQLColumn("expires_at", table: "stories"), .greaterThan, SQLBind(now.storageMillis))
-                .orderBy(SQLOrderBy(expression: SQLColumn("created_at", table: "stories"), direction: SQLDirection.descending))
-                .all().map(Self.decode)
+        return try await database.read { sql in
+            try sql.query("""
+                \(Self.select) WHERE stories.owner_id IN (\(sqlPlaceholders(owners.count))) AND stories.expires_at > ?
+                ORDER BY stories.created_at DESC
+                """, binding: owners.map(\.rawValue.sqlValue) + [.integer(now.storageMillis)]).map(Self.decode)
         }
     }
 
     public func recordView(_ story: StoryID, viewer: UserID, at: Date) async throws -> Bool {
-        try await database.transaction { sql in
-            let seen = try await sql.select().column("viewer_id").from("story_views")
-                .where("story_id", .equal, story.rawValue).where("viewer_id", .equal, viewer.rawValue).first()
+        try await database.write { sql in
+            let seen = try sql.first("SELECT viewer_id FROM story_views WHERE story_id = ? AND viewer_id = ?", story.rawValue, viewer.rawValue)
             if seen != nil { return false }
-            try await sql.insert(into: "story_views").columns("story_id", "viewer_id", "viewed_at")
-                .values(SQLBind(story.rawValue), SQLBind(viewer.rawValue), SQLBind(at.storageMillis)).run()
+            try sql.execute("INSERT INTO story_views (story_id, viewer_id, viewed_at) VALUES (?, ?, ?)",
+                            story.rawValue, viewer.rawValue, at.storageMillis)
             return true
         }
     }
 
     public func viewers(of story: StoryID) async throws -> [StoryView] {
-        try await database.withConnection { sql in
-            try await sql.select().columns("viewer_id", "viewed_at").from("story_views").where("story_id", .equal, story.rawValue)
-                .orderBy("viewed_at", .descending).all().map { row in
+        try await database.read { sql in
+            try sql.query("SELECT viewer_id, viewed_at FROM story_views WHERE story_id = ? ORDER BY viewed_at DESC", story.rawValue)
+                .map { row in
                     StoryView(viewerID: UserID(rawValue: try row.decode(column: "viewer_id", as: String.self)),
                               viewedAt: Date(storageMillis: try row.decode(column: "viewed_at", as: Int64.self)))
                 }
@@ -97,39 +94,39 @@ public struct SQLStoryStore: StoryStore {
 
     public func seen(by viewer: UserID, among stories: [StoryID]) async throws -> Set<StoryID> {
         if stories.isEmpty { return [] }
-        return try await database.withConnection { sql in
-            Set(try await sql.select().column("story_id").from("story_views").where("viewer_id", .equal, viewer.rawValue)
-                .where("story_id", .in, stories.map(\.rawValue)).all(decodingColumn: "story_id", as: String.self)
-                .map(StoryID.init(rawValue:)))
+        return try await database.read { sql in
+            Set(try sql.query("""
+                SELECT story_id FROM story_views WHERE viewer_id = ? AND story_id IN (\(sqlPlaceholders(stories.count)))
+                """, binding: [.text(viewer.rawValue)] + stories.map(\.rawValue.sqlValue))
+                .map { StoryID(rawValue: try $0.decode(column: "story_id", as: String.self)) })
         }
     }
 
     public func delete(_ story: StoryID) async throws {
-        try await database.withConnection { sql in
-            try await sql.delete(from: "stories").where("id", .equal, story.rawValue).run()
+        try await database.write { sql in
+            try sql.execute("DELETE FROM stories WHERE id = ?", story.rawValue)
         }
     }
 
     public func removeExpired(before now: Date) async throws -> [AttachmentID] {
-        try await database.transaction { sql in
-            let gone = try await sql.select().column("attachment_id").from("stories")
-                .where("expires_at", .lessThanOrEqual, now.storageMillis).all(decodingColumn: "attachment_id", as: String.self)
-            try await sql.delete(from: "stories").where("expires_at", .lessThanOrEqual, now.storageMillis).run()
-            return gone.map(AttachmentID.init(rawValue:))
+        try await database.write { sql in
+            let gone = try sql.query("SELECT attachment_id FROM stories WHERE expires_at <= ?", now.storageMillis)
+                .map { AttachmentID(rawValue: try $0.decode(column: "attachment_id", as: String.self)) }
+            try sql.execute("DELETE FROM stories WHERE expires_at <= ?", now.storageMillis)
+            return gone
         }
     }
 
     public func liveStories(showing attachment: AttachmentID, at now: Date) async throws -> [StoryRecord] {
-        try await database.withConnection { sql in
-            try await Self.select(sql).where(SQLColumn("attachment_id", table: "stories"), .equal, SQLBind(attachment.rawValue))
-                .where(SQLColumn("expires_at", table: "stories"), .greaterThan, SQLBind(now.storageMillis)).all().map(Self.decode)
+        try await database.read { sql in
+            try sql.query("\(Self.select) WHERE stories.attachment_id = ? AND stories.expires_at > ?",
+                          attachment.rawValue, now.storageMillis).map(Self.decode)
         }
     }
 
     public func references(to attachment: AttachmentID) async throws -> Int {
-        try await database.withConnection { sql in
-            try await sql.raw("SELECT COUNT(*) AS n FROM stories WHERE attachment_id = \(bind: attachment.rawValue)")
-                .first(decodingColumn: "n", as: Int.self) ?? 0
+        try await database.read { sql in
+            try sql.scalar("SELECT COUNT(*) FROM stories WHERE attachment_id = ?", attachment.rawValue, as: Int.self) ?? 0
         }
     }
 }

@@ -15,8 +15,10 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
 
     var outbox: Outbox { Outbox(directory: directory + "/outbox") }
 
-    static func start(_ configure: (inout ParleyConfiguration) -> Void = { _ in }) async throws -> TestParley {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)").path
+    static func start(
+        in existing: String? = nil, _ configure: (inout ParleyConfiguration) -> Void = { _ in }
+    ) async throws -> TestParley {
+        let directory = existing ?? Self.newDirectory()
         var config = ParleyConfiguration()
         config.dataDirectory = directory
         config.httpPort = 0
@@ -32,6 +34,11 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         logger.logLevel = .warning
         let parts = try await ParleyServer.assemble(config, clock: clock, logger: logger)
         return TestParley(directory: directory, clock: clock, config: config, parts: parts)
+    }
+
+    /// A folder name of its own under the temporary directory (not created).
+    static func newDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)").path
     }
 
     /// Runs `body` against the router in-process, then closes the database and removes the folder.

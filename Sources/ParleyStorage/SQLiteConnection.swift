@@ -1,0 +1,134 @@
+import CSQLite3
+
+/// One SQLite connection, used by one thread at a time (its worker's), with its prepared
+/// statements cached by SQL text: a statement is compiled once and reset between runs.
+final class SQLiteConnection: @unchecked Sendable {   // handed to its thread once, used only there
+    private let handle: OpaquePointer
+    private var statements: [String: PreparedStatement] = [:]
+    /// Statements built for variable `IN (…)` lists would grow the cache without end.
+    private let cacheLimit = 512
+
+    struct PreparedStatement {
+        let pointer: OpaquePointer
+        let columns: ColumnNames
+    }
+
+    init(path: String) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let code = sqlite3_open_v2(path, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw SQLiteError(code: code, message: message, sql: nil)
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+    }
+
+    /// Runs statements without parameters or results (pragmas, DDL), several at once allowed.
+    func execute(script: String) throws {
+        var error: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, script, nil, nil, &error)
+        if code != SQLITE_OK {
+            let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(error)
+            throw SQLiteError(code: code, message: message, sql: script)
+        }
+    }
+
+    /// Runs one statement with `binds` for its `?`s and returns its rows.
+    func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row] {
+        let statement = try prepared(sql)
+        let pointer = statement.pointer
+        defer {
+            sqlite3_reset(pointer)
+            sqlite3_clear_bindings(pointer)
+        }
+        for (offset, value) in binds.enumerated() {
+            try bind(value, at: Int32(offset + 1), in: pointer, sql: sql)
+        }
+        var rows: [Row] = []
+        while true {
+            let code = sqlite3_step(pointer)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else { throw error(code, sql) }
+            let count = sqlite3_column_count(pointer)
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(count))
+            for column in 0..<count { values.append(value(of: pointer, column)) }
+            rows.append(Row(columns: statement.columns, values: values))
+        }
+        return rows
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// False inside a transaction: SQLite rolled one back by itself when this turns true mid-way.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement.pointer) }
+        statements = [:]
+        sqlite3_close_v2(handle)
+    }
+
+    private func prepared(_ sql: String) throws -> PreparedStatement {
+        if let statement = statements[sql] { return statement }
+        var pointer: OpaquePointer?
+        let code = sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard code == SQLITE_OK, let pointer else { throw error(code, sql) }
+        let names = (0..<sqlite3_column_count(pointer)).map { String(cString: sqlite3_column_name(pointer, $0)) }
+        let statement = PreparedStatement(pointer: pointer, columns: ColumnNames(names))
+        if statements.count >= cacheLimit {
+            for old in statements.values { sqlite3_finalize(old.pointer) }
+            statements = [:]
+        }
+        statements[sql] = statement
+        return statement
+    }
+
+    private func bind(_ value: SQLValue, at index: Int32, in pointer: OpaquePointer, sql: String) throws {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(pointer, index)
+        case .integer(let number): code = sqlite3_bind_int64(pointer, index, number)
+        case .real(let number): code = sqlite3_bind_double(pointer, index, number)
+        case .text(let text):
+            var text = text
+            code = text.withUTF8 { bytes in
+                sqlite3_bind_text(pointer, index, UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+                    .assumingMemoryBound(to: CChar.self), Int32(bytes.count), Self.transient)
+            }
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { raw in
+                sqlite3_bind_blob(pointer, index, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, Int32(raw.count), Self.transient)
+            }
+        }
+        guard code == SQLITE_OK else { throw error(code, sql) }
+    }
+
+    private func value(of pointer: OpaquePointer, _ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(pointer, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(pointer, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(pointer, column))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(pointer, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(pointer, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(pointer, column))
+            guard let bytes = sqlite3_column_blob(pointer, column), count > 0 else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return .null
+        }
+    }
+
+    private func error(_ code: Int32, _ sql: String) -> SQLiteError {
+        SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// SQLITE_TRANSIENT: SQLite copies the bound bytes before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

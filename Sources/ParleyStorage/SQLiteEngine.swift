@@ -1,0 +1,183 @@
+import Foundation
+import Logging
+
+/// The engine behind `Database`: SQLite with one writer connection on a thread of its own and
+/// read-only connections on threads beside it (WAL: readers see the last commit and never wait
+/// for the writer). A PostgreSQL engine would give the same two calls over a pool of connections.
+protocol StorageEngine: Sendable {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void])
+    func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T
+    func close() async
+}
+
+/// What the writer thread runs for one caller: its closure, then (after the commit that holds
+/// its work, or the rollback) its answer.
+struct WriteJob {
+    let run: (Transaction) throws -> Void
+    let finish: (Result<Void, any Error>) -> Void
+}
+
+struct ReadJob {
+    let run: (Snapshot) -> Void
+}
+
+/// A value handed from a storage thread back to the awaiting task.
+final class ResultBox<T>: @unchecked Sendable {
+    var value: T?
+    var actions: [@Sendable () -> Void] = []
+}
+
+final class SQLiteEngine: StorageEngine {
+    private let writes = WorkQueue<WriteJob>()
+    private let reads = WorkQueue<ReadJob>()
+    private let exits: ThreadExits
+    /// Group commit: at most this many callers' transactions share one COMMIT.
+    static let batchLimit = 256
+
+    /// Opens the writer (creating the file, WAL, foreign keys) and `readers` read-only connections.
+    init(path: String, readers: Int, logger: Logger) throws {
+        let writer = try SQLiteConnection(path: path)
+        var readerConnections: [SQLiteConnection] = []
+        do {
+            try writer.execute(script: """
+                PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000;
+                """)
+            for _ in 0..<max(readers, 1) {
+                let reader = try SQLiteConnection(path: path)
+                readerConnections.append(reader)
+                try reader.execute(script: "PRAGMA busy_timeout=5000; PRAGMA query_only=1;")
+            }
+        } catch {
+            writer.close()
+            readerConnections.forEach { $0.close() }
+            throw error
+        }
+        exits = ThreadExits(count: 1 + readerConnections.count)
+        let writes = writes, reads = reads
+        Self.startThread("parley-db-writer", connection: writer, exits: exits) { Self.writeLoop($0, writes) }
+        for (number, reader) in readerConnections.enumerated() {
+            Self.startThread("parley-db-reader-\(number)", connection: reader, exits: exits) { Self.readLoop($0, reads) }
+        }
+    }
+
+    /// A thread that owns `connection`: runs `loop` with it, then closes it.
+    private static func startThread(
+        _ name: String, connection: SQLiteConnection, exits: ThreadExits, loop: @escaping @Sendable (SQLiteConnection) -> Void
+    ) {
+        let thread = Thread {
+            loop(connection)
+            connection.close()
+            exits.exited()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void]) {
+        let box = ResultBox<T>()
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            let job = WriteJob(
+                run: { transaction in
+                    box.value = try body(transaction)
+                    box.actions = transaction.afterCommitActions
+                },
+                finish: { continuation.resume(with: $0) })
+            if !writes.submit(job) { continuation.resume(throwing: StorageError.closed) }
+        }
+        return (box.value!, box.actions)
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
+            let job = ReadJob { snapshot in continuation.resume(with: Result { try body(snapshot) }) }
+            if !reads.submit(job) { continuation.resume(throwing: StorageError.closed) }
+        }
+    }
+
+    /// Lets queued work finish, then closes every connection.
+    func close() async {
+        writes.stop()
+        reads.stop()
+        let exits = exits
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                exits.waitForAll()
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    // MARK: The writer thread
+
+    private static func writeLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<WriteJob>) {
+        while let batch = queue.takeAll(limit: batchLimit) {
+            commit(batch, on: connection)
+        }
+    }
+
+    /// One transaction for the whole batch, each job inside a savepoint of its own (so one that
+    /// throws is undone alone), one COMMIT; then every job is answered with what the commit did.
+    static func commit(_ batch: [WriteJob], on connection: SQLiteConnection) {
+        func failAll(_ error: any Error) { for job in batch { job.finish(.failure(error)) } }
+        do {
+            _ = try connection.run("BEGIN IMMEDIATE", [])
+        } catch {
+            return failAll(error)
+        }
+        let savepoints = batch.count > 1
+        var outcomes: [Result<Void, any Error>] = []
+        outcomes.reserveCapacity(batch.count)
+        for job in batch {
+            let transaction = Transaction(kind: .sqlite, runner: connection)
+            do {
+                if savepoints { _ = try connection.run("SAVEPOINT job", []) }
+                try job.run(transaction)
+                transaction.close()
+                if savepoints { _ = try connection.run("RELEASE job", []) }
+                outcomes.append(.success(()))
+            } catch {
+                transaction.close()
+                if connection.isAutocommit {
+                    // SQLite rolled the whole transaction back by itself (I/O error, disk full):
+                    // nothing of this batch is kept.
+                    return failAll(StorageError.batchRolledBack("\(error)"))
+                }
+                if savepoints {
+                    do {
+                        _ = try connection.run("ROLLBACK TO job", [])
+                        _ = try connection.run("RELEASE job", [])
+                    } catch {
+                        _ = try? connection.run("ROLLBACK", [])
+                        return failAll(StorageError.batchRolledBack("\(error)"))
+                    }
+                }
+                outcomes.append(.failure(error))
+            }
+        }
+        do {
+            if savepoints || (try? outcomes[0].get()) != nil {
+                _ = try connection.run("COMMIT", [])
+            } else {
+                _ = try connection.run("ROLLBACK", [])
+            }
+        } catch {
+            if !connection.isAutocommit { _ = try? connection.run("ROLLBACK", []) }
+            return failAll(error)
+        }
+        for (job, outcome) in zip(batch, outcomes) { job.finish(outcome) }
+    }
+
+    // MARK: The reader threads
+
+    private static func readLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<ReadJob>) {
+        while let jobs = queue.takeAll(limit: 1) {
+            for job in jobs {
+                let snapshot = Snapshot(kind: .sqlite, runner: connection)
+                _ = try? connection.run("BEGIN", [])
+                job.run(snapshot)
+                snapshot.close()
+                if !connection.isAutocommit { _ = try? connection.run("COMMIT", []) }
+            }
+        }
+    }
+}

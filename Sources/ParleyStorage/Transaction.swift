@@ -1,0 +1,99 @@
+/// Runs one statement for a handle: an SQLite connection now, a PostgreSQL connection (behind
+/// a blocking call on the engine's own thread) later.
+protocol StatementRunner: AnyObject {
+    func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row]
+    func execute(script: String) throws
+    var changes: Int { get }
+}
+
+extension SQLiteConnection: StatementRunner {}
+
+/// Reading through a handle. SQL is written once for every engine: `?` placeholders (an engine
+/// whose driver numbers them, PostgreSQL's `$1`, rewrites them when it prepares), standard SQL
+/// plus `RETURNING` and `ON CONFLICT … DO UPDATE`, which SQLite and PostgreSQL share. Where the
+/// dialects differ (full-text search), the store asks `kind` and says so beside the statement.
+public protocol SQLQuerying {
+    /// The engine behind the handle, for the few statements that differ between dialects.
+    var kind: Database.Kind { get }
+    func query(_ sql: String, binding binds: [SQLValue]) throws -> [Row]
+}
+
+extension SQLQuerying {
+    /// Every row of `sql` with `binds` for its `?`s.
+    public func query(_ sql: String, _ binds: any SQLBindable...) throws -> [Row] {
+        try query(sql, binding: binds.map(\.sqlValue))
+    }
+
+    /// The first row, if any.
+    public func first(_ sql: String, _ binds: any SQLBindable...) throws -> Row? {
+        try query(sql, binding: binds.map(\.sqlValue)).first
+    }
+
+    /// The first column of the first row, if there is a row.
+    public func scalar<T: SQLDecodable>(_ sql: String, _ binds: any SQLBindable..., as type: T.Type = T.self) throws -> T? {
+        try query(sql, binding: binds.map(\.sqlValue)).first.map { try $0.first(as: T.self) }
+    }
+}
+
+/// The handle to one open write transaction, given to the closure of `Database.write` and valid
+/// only while it runs. Its statements are synchronous: the closure runs on the engine's writer,
+/// so it cannot await — which makes starting another transaction inside it (a deadlock with one
+/// writer) a compile error. Not `Sendable`: it cannot leave the closure for another task.
+public final class Transaction: SQLQuerying {
+    public let kind: Database.Kind
+    private let runner: any StatementRunner
+    private var isOpen = true
+    private(set) var afterCommitActions: [@Sendable () -> Void] = []
+
+    init(kind: Database.Kind, runner: any StatementRunner) {
+        self.kind = kind
+        self.runner = runner
+    }
+
+    public func query(_ sql: String, binding binds: [SQLValue]) throws -> [Row] {
+        guard isOpen else { throw StorageError.closed }
+        return try runner.run(sql, binds)
+    }
+
+    /// Runs an INSERT, UPDATE, DELETE or DDL statement; returns how many rows it changed.
+    @discardableResult
+    public func execute(_ sql: String, _ binds: any SQLBindable...) throws -> Int {
+        guard isOpen else { throw StorageError.closed }
+        _ = try runner.run(sql, binds.map(\.sqlValue))
+        return runner.changes
+    }
+
+    /// Runs several statements without parameters or results (a schema, a fixture); not cached.
+    public func execute(script: String) throws {
+        guard isOpen else { throw StorageError.closed }
+        try runner.execute(script: script)
+    }
+
+    /// Runs `action` once this transaction has committed (in the task that asked for the write,
+    /// after the commit and before `write` returns); never if it rolls back.
+    public func afterCommit(_ action: @escaping @Sendable () -> Void) {
+        afterCommitActions.append(action)
+    }
+
+    func close() { isOpen = false }
+}
+
+/// The handle to one read-only snapshot, given to the closure of `Database.read`: every query in
+/// the closure sees the same committed state, and none waits behind the writer (WAL).
+public final class Snapshot: SQLQuerying {
+    public let kind: Database.Kind
+    private let runner: any StatementRunner
+    private var isOpen = true
+
+    init(kind: Database.Kind, runner: any StatementRunner) {
+        self.kind = kind
+        self.runner = runner
+    }
+
+    public func query(_ sql: String, binding binds: [SQLValue]) throws -> [Row] {
+        guard isOpen else { throw StorageError.closed }
+        return try runner.run(sql, binds)
+    }
+
+    func close() { isOpen = false }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Jobs handed from tasks to the storage threads: a list under a condition variable. Takers
+/// block while it is empty; `stop` lets them drain what is left and then return nil.
+final class WorkQueue<Job>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var stopped = false
+
+    /// False once stopped: the job was not queued.
+    func submit(_ job: Job) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped else { return false }
+        jobs.append(job)
+        condition.signal()
+        return true
+    }
+
+    /// Every queued job, up to `limit`, waiting for one if there is none; nil once stopped and empty.
+    func takeAll(limit: Int) -> [Job]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while jobs.isEmpty && !stopped { condition.wait() }
+        if jobs.isEmpty { return nil }
+        if jobs.count <= limit {
+            let taken = jobs
+            jobs.removeAll(keepingCapacity: true)
+            return taken
+        }
+        let taken = Array(jobs.prefix(limit))
+        jobs.removeFirst(limit)
+        return taken
+    }
+
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Lets `close` await the end of the storage threads.
+final class ThreadExits: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var running: Int
+
+    init(count: Int) { running = count }
+
+    func exited() {
+        condition.lock()
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func waitForAll() {
+        condition.lock()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+}
