@@ -53,6 +53,11 @@ public struct ParleyConfiguration: Sendable {
     public var mediaConsentSeconds = 30
     /// Relay legs this node holds at most (two per call, one per echo test): `relay_full` past it.
     public var mediaMaxLegs = 4000
+    /// The relay's TCP port for ICE over TCP (RFC 6544). Nil: the same number as `mediaPort`;
+    /// 0: no TCP.
+    public var mediaTCPPort: Int?
+    /// Whether answers carry the relay's UDP candidates; false only in tests of TCP alone.
+    public var mediaUDPCandidates = true
     /// An echo test call ends by itself after this long.
     public var echoCallSeconds = 60
     /// An unanswered call ends `no_answer` after this long.
@@ -167,6 +172,8 @@ public struct ParleyConfiguration: Sendable {
         echoCallSeconds = config.int(forKey: "calls.echoSeconds", default: d.echoCallSeconds)
         mediaConsentSeconds = config.int(forKey: "media.consentSeconds", default: d.mediaConsentSeconds)
         mediaMaxLegs = config.int(forKey: "media.maxLegs", default: d.mediaMaxLegs)
+        mediaTCPPort = config.int(forKey: "media.tcpPort") ?? d.mediaTCPPort
+        mediaUDPCandidates = config.bool(forKey: "media.udpCandidates", default: d.mediaUDPCandidates)
         ringSeconds = config.int(forKey: "calls.ringSeconds", default: d.ringSeconds)
         reconnectGraceSeconds = config.int(forKey: "calls.reconnectGraceSeconds", default: d.reconnectGraceSeconds)
         mail.transport = config.string(forKey: "mail.transport", default: d.mail.transport)

@@ -25,6 +25,10 @@ extension RelayStats {
     init(_ counters: RelayCounters) {
         self.init(
             legs: counters.legs, packetsIn: counters.packetsIn, packetsOut: counters.packetsOut, bytesIn: counters.bytesIn,
-            bytesOut: counters.bytesOut, decryptFailures: counters.decryptFailures, droppedByReason: counters.droppedByName)
+            bytesOut: counters.bytesOut, decryptFailures: counters.decryptFailures, droppedByReason: counters.droppedByName,
+            tcp: RelayStats.TCP(
+                connections: counters.tcp.connections, pending: counters.tcp.pending, accepted: counters.tcp.accepted,
+                packetsIn: counters.tcp.packetsIn, packetsOut: counters.tcp.packetsOut, bytesIn: counters.tcp.bytesIn,
+                bytesOut: counters.tcp.bytesOut, closedByReason: counters.tcp.closedByReason))
     }
 }

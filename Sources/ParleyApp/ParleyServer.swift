@@ -103,7 +103,8 @@ public enum ParleyServer {
                                               announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress,
                                               announcedAddresses: config.mediaAnnouncedAddresses,
                                               consentTimeout: .seconds(config.mediaConsentSeconds),
-                                              maxLegs: max(config.mediaMaxLegs, 2)),
+                                              maxLegs: max(config.mediaMaxLegs, 2), tcpPort: config.mediaTCPPort,
+                                              udpCandidates: config.mediaUDPCandidates),
             logger: logger)
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)
         let calls = CallService(

@@ -1,4 +1,5 @@
-/// The media relay's figures since start (counters) and now (`legs`). The relay supplies them
+/// The media relay's figures since start (counters) and now (`legs`), over UDP and TCP together,
+/// with TCP's share beside them. The relay supplies them
 /// through `Operations.relay` (its `RelayCounters` map onto this field for field); until then
 /// they are all zeros.
 public struct RelayStats: Sendable, Equatable, Encodable {
@@ -12,10 +13,41 @@ public struct RelayStats: Sendable, Equatable, Encodable {
     public var decryptFailures: UInt64
     /// Dropped datagrams by the relay's stable reason name (`srtp_auth_fail`, `no_target`, …).
     public var droppedByReason: [String: UInt64]
+    /// ICE over TCP: its share of the packets and bytes above, and its connections.
+    public var tcp: TCP
+
+    /// The relay's TCP port's figures (RFC 6544 candidates, RFC 4571 framed packets).
+    public struct TCP: Sendable, Equatable, Encodable {
+        /// Connections open now, and those of them that have not yet passed a connectivity check.
+        public var connections: Int
+        public var pending: Int
+        /// Connections accepted since start.
+        public var accepted: UInt64
+        public var packetsIn: UInt64
+        public var packetsOut: UInt64
+        public var bytesIn: UInt64
+        public var bytesOut: UInt64
+        /// Connections the relay closed before they carried media: `over_limit`, `unauthenticated`,
+        /// `timed_out`, `bad_framing`.
+        public var closedByReason: [String: UInt64]
+
+        public init(connections: Int = 0, pending: Int = 0, accepted: UInt64 = 0, packetsIn: UInt64 = 0,
+                    packetsOut: UInt64 = 0, bytesIn: UInt64 = 0, bytesOut: UInt64 = 0,
+                    closedByReason: [String: UInt64] = [:]) {
+            self.connections = connections
+            self.pending = pending
+            self.accepted = accepted
+            self.packetsIn = packetsIn
+            self.packetsOut = packetsOut
+            self.bytesIn = bytesIn
+            self.bytesOut = bytesOut
+            self.closedByReason = closedByReason
+        }
+    }
 
     public init(
         legs: Int = 0, packetsIn: UInt64 = 0, packetsOut: UInt64 = 0, bytesIn: UInt64 = 0, bytesOut: UInt64 = 0,
-        decryptFailures: UInt64 = 0, droppedByReason: [String: UInt64] = [:]
+        decryptFailures: UInt64 = 0, droppedByReason: [String: UInt64] = [:], tcp: TCP = TCP()
     ) {
         self.legs = legs
         self.packetsIn = packetsIn
@@ -24,6 +56,7 @@ public struct RelayStats: Sendable, Equatable, Encodable {
         self.bytesOut = bytesOut
         self.decryptFailures = decryptFailures
         self.droppedByReason = droppedByReason
+        self.tcp = tcp
     }
 
     public static let zero = RelayStats()
@@ -32,7 +65,7 @@ public struct RelayStats: Sendable, Equatable, Encodable {
     public var dropped: UInt64 { droppedByReason.values.reduce(0, &+) }
 
     enum CodingKeys: String, CodingKey {
-        case legs, packetsIn, packetsOut, bytesIn, bytesOut, decryptFailures, dropped, droppedByReason
+        case legs, packetsIn, packetsOut, bytesIn, bytesOut, decryptFailures, dropped, droppedByReason, tcp
     }
 
     /// API.md's fields, with `dropped` as the total and the breakdown beside it.
@@ -46,5 +79,6 @@ public struct RelayStats: Sendable, Equatable, Encodable {
         try container.encode(decryptFailures, forKey: .decryptFailures)
         try container.encode(dropped, forKey: .dropped)
         try container.encode(droppedByReason, forKey: .droppedByReason)
+        try container.encode(tcp, forKey: .tcp)
     }
 }

@@ -23,6 +23,23 @@ extension StatusSnapshot {
             MetricFamily("parley_relay_bytes_total", help: "Bytes through the media relay.", kind: .counter, samples: [
                 Sample(direction("in"), .unsigned(relay.bytesIn)), Sample(direction("out"), .unsigned(relay.bytesOut)),
             ]),
+            MetricFamily("parley_relay_tcp_connections", help: "TCP media connections open (ICE over TCP), by state.", kind: .gauge,
+                         samples: [
+                             Sample([Label("state", "checked")], .count(relay.tcp.connections - relay.tcp.pending)),
+                             Sample([Label("state", "pending")], .count(relay.tcp.pending)),
+                         ]),
+            MetricFamily("parley_relay_tcp_packets_total", help: "Framed packets over TCP media connections (also in parley_relay_packets_total).",
+                         kind: .counter, samples: [
+                             Sample(direction("in"), .unsigned(relay.tcp.packetsIn)), Sample(direction("out"), .unsigned(relay.tcp.packetsOut)),
+                         ]),
+            MetricFamily("parley_relay_tcp_bytes_total", help: "Packet bytes over TCP media connections (also in parley_relay_bytes_total).",
+                         kind: .counter, samples: [
+                             Sample(direction("in"), .unsigned(relay.tcp.bytesIn)), Sample(direction("out"), .unsigned(relay.tcp.bytesOut)),
+                         ]),
+            MetricFamily("parley_relay_tcp_connections_closed_total", help: "TCP media connections the relay closed before they carried media, by reason.",
+                         kind: .counter, samples: relay.tcp.closedByReason.sorted { $0.key < $1.key }.map {
+                             Sample([Label("reason", $0.key)], .unsigned($0.value))
+                         }),
             MetricFamily("parley_relay_decrypt_failures_total", help: "SRTP/SRTCP packets that failed authentication or replay checks.",
                          kind: .counter, value: .unsigned(relay.decryptFailures)),
             MetricFamily("parley_relay_dropped_total", help: "Datagrams the media relay dropped, by reason.", kind: .counter,

@@ -6,16 +6,18 @@ import ParleySTUN
 extension MediaClient {
     /// ICE, then DTLS, against `answer`; returns the negotiated SRTP profile.
     ///
-    /// ICE (RFC 8445 §7.2.2): one nominating check to the answer's host candidate, repeated every
-    /// 50 ms until a success response with valid MESSAGE-INTEGRITY arrives — the answerer is
+    /// ICE (RFC 8445 §7.2.2): one nominating check to the answer's host candidate of the
+    /// configured transport (over TCP: on a connection to its passive candidate, RFC 6544 §7.1),
+    /// repeated every 50 ms until a success response with valid MESSAGE-INTEGRITY arrives — the answerer is
     /// ICE-lite, so there is a single pair. DTLS (RFC 6347) as client, since the offer said
     /// `actpass` and a relay answers `passive`; the peer's certificate must match the answer's
     /// `a=fingerprint`.
     @discardableResult
     public func connect(answer: String, timeout: Duration = .seconds(10)) async throws(MediaClientError) -> SRTPProfile {
-        let remote = try RemoteAnswer(sdp: answer, offer: local, ipv6: configuration.bindHost.contains(":"))
+        let remote = try RemoteAnswer(sdp: answer, offer: local, ipv6: configuration.bindHost.contains(":"),
+                                      transport: configuration.transport)
         self.remote = remote
-        try link.connect(to: remote.host, port: remote.port)
+        try await link.connect(to: remote.host, port: remote.port)
         let deadline = ContinuousClock.now + timeout
         try await checkConnectivity(remote, deadline: deadline)
         return try await handshake(remote, deadline: deadline)

@@ -4,7 +4,7 @@ import ParleySRTP
 import ParleySTUN
 
 /// A WebRTC endpoint in Swift for tests and load tests: it makes an offer for Opus audio and VP8
-/// video, connects to the answerer over real UDP — ICE as the controlling agent with
+/// video, connects to the answerer over real UDP (or TCP, RFC 6544) — ICE as the controlling agent with
 /// USE-CANDIDATE (RFC 8445 §7.2.2), DTLS client checked against the answer's fingerprint
 /// (RFC 5763 §5), SRTP keys exported per RFC 5764 §4.2 — then sends and receives real media.
 ///
@@ -39,7 +39,7 @@ public final class MediaClient {
     public var profile: SRTPProfile? { transport?.profile }
 
     let context: DTLSContext
-    let link: UDPLink
+    let link: MediaLink
     var transport: SRTPTransport?
     var dtls: DTLSClient?
     var iceCheck: (key: STUNIntegrityKey, username: String)?
@@ -61,11 +61,11 @@ public final class MediaClient {
             throw .setup("DTLS context: \(error)")
         }
         local = MediaOffer(configuration: configuration, fingerprint: context.fingerprint.sdpValue)
-        link = try await UDPLink(host: configuration.bindHost, tick: .milliseconds(5))
+        link = try await MediaLink(host: configuration.bindHost, transport: configuration.transport, tick: .milliseconds(5))
     }
 
-    /// The offer SDP, with this client's socket as its only candidate.
-    public var offer: String { local.sdp(host: configuration.bindHost, port: link.localPort) }
+    /// The offer SDP, with this client's socket as its only candidate (for TCP an active one).
+    public var offer: String { local.sdp(host: configuration.bindHost, port: link.localPort, transport: configuration.transport) }
 
     /// Ends the call: DTLS close_notify (RFC 5246 §7.2.1) so the peer can let go at once, then
     /// closes the socket.

@@ -24,8 +24,10 @@ public struct MediaClientConfiguration: Sendable {
     public var videoBitrateKbps: Int
     /// Largest RTP packet before SRTP (header + extension + payload), in bytes.
     public var maxRTPPacketSize: Int
-    /// Local address to bind the UDP socket to.
+    /// Local address to bind the UDP socket to (or to connect the TCP one from).
     public var bindHost: String
+    /// UDP, or ICE over TCP to the answer's passive TCP candidate (RFC 6544, RFC 4571 framing).
+    public var transport: MediaTransport
     /// CNAME in the offer's `a=ssrc` lines (RFC 7022).
     public var cname: String
     /// Media encoded once and replayed by every client that shares it, instead of running libopus
@@ -45,7 +47,7 @@ public struct MediaClientConfiguration: Sendable {
         toneFrequency: Double = 440, videoWidth: Int = 320, videoHeight: Int = 240, framesPerSecond: Int = 30,
         videoBitrateKbps: Int = 300, maxRTPPacketSize: Int = 1_200, bindHost: String = "127.0.0.1",
         cname: String = "parley-media-client", sharedMedia: PreEncodedMedia? = nil, decodesMedia: Bool = true,
-        absSendTimeExtensionID: UInt8 = 3
+        absSendTimeExtensionID: UInt8 = 3, transport: MediaTransport = .udp
     ) {
         self.srtpProfiles = srtpProfiles
         self.audioPayloadType = audioPayloadType
@@ -63,5 +65,6 @@ public struct MediaClientConfiguration: Sendable {
         self.sharedMedia = sharedMedia
         self.decodesMedia = decodesMedia
         self.absSendTimeExtensionID = absSendTimeExtensionID
+        self.transport = transport
     }
 }

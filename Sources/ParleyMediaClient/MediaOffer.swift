@@ -33,21 +33,22 @@ public struct MediaOffer: Sendable {
 
     /// A BUNDLE offer like a browser's (RFC 8829 §5.2): Opus, and VP8 with an RTX format the
     /// answerer may leave out; rtcp-mux, the mid and abs-send-time extensions (RFC 8285 §5),
-    /// `a=setup:actpass` (RFC 5763 §5), one host candidate at `host:port`.
-    public func sdp(host: String, port: Int) -> String {
+    /// `a=setup:actpass` (RFC 5763 §5), one host candidate at `host:port` — over TCP an active
+    /// one (RFC 6544 §4.5: port 9, it connects rather than listens).
+    public func sdp(host: String, port: Int, transport: MediaTransport = .udp) -> String {
         let header = "v=0\r\no=- \(UInt32.random(in: 1...UInt32.max)) 1 IN IP4 \(host)\r\ns=-\r\nt=0 0\r\n"
             + "a=group:BUNDLE \(mids.audio) \(mids.video)\r\n"
         return header
             + section(kind: "audio", payloadType: audioPayloadType, codec: "opus/48000/2", mid: mids.audio,
-                      ssrc: audioSSRC, host: host, port: port, extra: "")
+                      ssrc: audioSSRC, host: host, port: port, transport: transport, extra: "")
             + section(kind: "video", payloadType: videoPayloadType, codec: "VP8/90000", mid: mids.video,
-                      ssrc: videoSSRC, host: host, port: port,
+                      ssrc: videoSSRC, host: host, port: port, transport: transport,
                       extra: "a=rtcp-fb:\(videoPayloadType) nack pli\r\na=rtcp-fb:\(videoPayloadType) ccm fir\r\n"
                           + "a=rtpmap:\(videoPayloadType &+ 1) rtx/90000\r\na=fmtp:\(videoPayloadType &+ 1) apt=\(videoPayloadType)\r\n")
     }
 
     private func section(kind: String, payloadType: UInt8, codec: String, mid: String, ssrc: UInt32,
-                         host: String, port: Int, extra: String) -> String {
+                         host: String, port: Int, transport: MediaTransport, extra: String) -> String {
         let formats = kind == "video" ? "\(payloadType) \(payloadType &+ 1)" : "\(payloadType)"
         return "m=\(kind) \(port) UDP/TLS/RTP/SAVPF \(formats)\r\n"
             + "c=IN IP4 \(host)\r\n"
@@ -63,6 +64,7 @@ public struct MediaOffer: Sendable {
             + "a=rtpmap:\(payloadType) \(codec)\r\n"
             + extra
             + "a=ssrc:\(ssrc) cname:\(cname)\r\n"
-            + "a=candidate:1 1 udp 2130706431 \(host) \(port) typ host\r\n"
+            + (transport == .udp ? "a=candidate:1 1 udp 2130706431 \(host) \(port) typ host\r\n"
+                                 : "a=candidate:1 1 tcp 1518280447 \(host) \(port) typ host tcptype active\r\n")
     }
 }

@@ -71,7 +71,7 @@ public final class MediaSender {
     }
 
     /// Sends every audio and video frame due by `now`; the first call sets time zero.
-    func sendDue(now: ContinuousClock.Instant, transport: SRTPTransport, link: UDPLink) {
+    func sendDue(now: ContinuousClock.Instant, transport: SRTPTransport, link: MediaLink) {
         let start = self.start ?? now
         self.start = start
         // At most a second's worth per call, so a stalled process does not flood the peer.
@@ -110,7 +110,7 @@ public final class MediaSender {
         }
     }
 
-    private func sendAudioFrame(transport: SRTPTransport, link: UDPLink) {
+    private func sendAudioFrame(transport: SRTPTransport, link: MediaLink) {
         let timestamp = audioTimestampBase &+ UInt32(truncatingIfNeeded: audioIndex &* OpusEncoder.samplesPerChannelPerFrame)
         let number = audioIndex
         audioIndex += 1
@@ -130,7 +130,7 @@ public final class MediaSender {
         statistics.audioFramesSent += 1
     }
 
-    private func sendVideoFrame(transport: SRTPTransport, link: UDPLink) {
+    private func sendVideoFrame(transport: SRTPTransport, link: MediaLink) {
         let timestamp = videoTimestampBase &+ UInt32(truncatingIfNeeded: videoIndex &* (90_000 / framesPerSecond))
         let number = videoIndex
         videoIndex += 1
@@ -147,7 +147,7 @@ public final class MediaSender {
         }
     }
 
-    private func sendVideo(_ frame: [UInt8], isKeyFrame: Bool, timestamp: UInt32, transport: SRTPTransport, link: UDPLink) {
+    private func sendVideo(_ frame: [UInt8], isKeyFrame: Bool, timestamp: UInt32, transport: SRTPTransport, link: MediaLink) {
         packetizer.packetize(frame, into: &payloads)
         for payload in payloads {
             payload.bytes.withUnsafeBytes {
@@ -159,7 +159,7 @@ public final class MediaSender {
         if isKeyFrame { statistics.keyFramesSent += 1 }
     }
 
-    private func send(transport: SRTPTransport, link: UDPLink, absSendTimeOffset: Int?) {
+    private func send(transport: SRTPTransport, link: MediaLink, absSendTimeOffset: Int?) {
         statistics.largestRTPPacket = max(statistics.largestRTPPacket, transport.sendBuffer.count)
         statistics.rtpPacketsSent += 1
         if let absSendTimeOffset {

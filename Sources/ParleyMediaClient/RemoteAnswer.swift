@@ -2,7 +2,7 @@ import ParleyDTLS
 import ParleySDP
 
 /// What a ``MediaClient`` needs from the answer: where and how to reach the peer (ICE
-/// credentials, the first host candidate, the DTLS fingerprint) and its payload types and SSRCs.
+/// credentials, the first host candidate of the client's transport, the DTLS fingerprint) and its payload types and SSRCs.
 public struct RemoteAnswer: Sendable {
     public let iceUfrag: String
     public let icePassword: String
@@ -21,7 +21,8 @@ public struct RemoteAnswer: Sendable {
 
     /// Parses an answer to `offer`; sections are matched by mid.
     /// `ipv6`: the client's socket is IPv6, so it takes the answer's IPv6 candidate where there is one.
-    public init(sdp: String, offer: MediaOffer, ipv6: Bool = false) throws(MediaClientError) {
+    /// `transport`: UDP takes a UDP candidate, TCP a passive TCP one (RFC 6544 §4.5).
+    public init(sdp: String, offer: MediaOffer, ipv6: Bool = false, transport: MediaTransport = .udp) throws(MediaClientError) {
         let session: SessionDescription
         do { session = try SessionDescription(parsing: sdp) } catch { throw .badAnswer("unparseable: \(error)") }
         guard let media = session.media.first(where: { $0.port != 0 }) else { throw .badAnswer("no accepted section") }
@@ -36,8 +37,10 @@ public struct RemoteAnswer: Sendable {
         // first of the family this client's socket has.
         let candidates = media.attributes.filter { $0.name == "candidate" }
             .compactMap { $0.value.flatMap(SDPCandidate.init) }.filter { $0.component == 1 }
+            .filter { transport == .udp ? $0.transport == "udp"
+                                        : $0.transport == "tcp" && $0.extensions.contains { $0.name == "tcptype" && $0.value == "passive" } }
         guard let candidate = candidates.first(where: { $0.address.contains(":") == ipv6 }) ?? candidates.first
-        else { throw .badAnswer("no candidate") }
+        else { throw .badAnswer("no \(transport.rawValue) candidate") }
         iceUfrag = ufrag
         icePassword = password
         self.fingerprint = fingerprint

@@ -25,7 +25,7 @@ final class SRTPTransport {
     }
 
     /// Protects `sendBuffer` (an RTP packet, or RTCP when `rtcp`) and hands the result to `link`.
-    func protectAndWrite(rtcp: Bool, to link: UDPLink) {
+    func protectAndWrite(rtcp: Bool, to link: MediaLink) {
         var length = sendBuffer.count
         let room = rtcp ? profile.rtcpOverhead : profile.rtpOverhead
         for _ in 0..<room { sendBuffer.append(0) }
@@ -37,7 +37,7 @@ final class SRTPTransport {
     }
 
     /// Copies `packet` into the send buffer, then protects and writes it.
-    func send(_ packet: [UInt8], rtcp: Bool, to link: UDPLink) {
+    func send(_ packet: [UInt8], rtcp: Bool, to link: MediaLink) {
         sendBuffer.removeAll(keepingCapacity: true)
         sendBuffer.append(contentsOf: packet)
         protectAndWrite(rtcp: rtcp, to: link)

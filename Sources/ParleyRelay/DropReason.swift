@@ -38,6 +38,15 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
     case protectFailed
     /// Larger than the receive buffer allows.
     case oversized
+    /// A frame on a TCP connection that has not passed a connectivity check, other than a valid
+    /// check (RFC 6544 §7.1: the first packet must be STUN): the connection is closed.
+    case tcpUnauthenticated
+    /// An RFC 4571 length over the largest packet accepted: the stream is closed.
+    case tcpFraming
+    /// For a TCP connection whose queue already holds ``RelayConfiguration/tcpSendBufferBytes``.
+    case tcpSendBufferFull
+    /// For a TCP address whose connection has closed.
+    case tcpNoConnection
 
     public var description: String {
         switch self {
@@ -59,6 +68,10 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
         case .noTarget: "no_target"
         case .protectFailed: "protect_failed"
         case .oversized: "oversized"
+        case .tcpUnauthenticated: "tcp_unauthenticated"
+        case .tcpFraming: "tcp_framing"
+        case .tcpSendBufferFull: "tcp_send_buffer_full"
+        case .tcpNoConnection: "tcp_no_connection"
         }
     }
 }

@@ -9,6 +9,8 @@ import ParleySDP
 struct LegFactory {
     let configuration: RelayConfiguration
     let port: Int
+    /// The TCP port for passive candidates (RFC 6544); nil: none.
+    var tcpPort: Int? = nil
     let dtlsContext: DTLSContext
     /// The client-role sibling of ``dtlsContext`` (same certificate), for passive peers; made
     /// on demand when not given.
@@ -50,7 +52,8 @@ struct LegFactory {
             iceUfrag: Self.randomICEString(length: 8), icePwd: Self.randomICEString(length: 24),
             fingerprintSHA256: fingerprintHex, address: configuration.effectiveAnnouncedAddresses[0],
             otherAddresses: Array(configuration.effectiveAnnouncedAddresses.dropFirst()), port: port,
-            streams: streams, sessionID: generator.next() >> 1, sessionVersion: 1, mediaStreamID: "parley-\(short)")
+            tcpPort: tcpPort, udpCandidates: configuration.udpCandidates, streams: streams,
+            sessionID: generator.next() >> 1, sessionVersion: 1, mediaStreamID: "parley-\(short)")
 
         let (answer, first, remoteUfrag, remoteFingerprint) = try Self.answer(session, parameters: parameters)
         let media = LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs)

@@ -4,7 +4,8 @@ import NIOPosix
 import ParleyDTLS
 import ParleySDP
 
-/// The media relay: a WebRTC SFU for 1:1 calls on one UDP port (DESIGN.md, "Media relay").
+/// The media relay: a WebRTC SFU for 1:1 calls on one UDP port, and the same number in TCP for
+/// clients whose UDP is blocked (DESIGN.md, "Media relay").
 ///
 /// Each client device negotiates one peer connection with the relay, which answers as an
 /// ICE-lite (RFC 8445 §2.5), BUNDLE-only endpoint, DTLS server to active peers and client to
@@ -16,6 +17,8 @@ public final class MediaRelay: Sendable {
     public let configuration: RelayConfiguration
     /// The UDP port actually bound (useful with port 0).
     public let port: Int
+    /// The TCP port for ICE over TCP (RFC 6544) actually bound; nil when TCP is off.
+    public var tcpPort: Int? { tcp?.port }
     /// Leg events; one consumer.
     public let events: AsyncStream<LegEvent>
     /// The relay's DTLS certificate and settings, shared by all legs.
@@ -24,6 +27,7 @@ public final class MediaRelay: Sendable {
     let dtlsClientContext: DTLSContext
 
     let socket: RelaySocket
+    let tcp: TCPMediaServer?
     let engine: RelayEngine
     let timer: RepeatedTask
     /// The thread that reads the media socket, and what it returns when it stops.
@@ -35,7 +39,7 @@ public final class MediaRelay: Sendable {
     private init(configuration: RelayConfiguration, port: Int, events: AsyncStream<LegEvent>,
                  eventsContinuation: AsyncStream<LegEvent>.Continuation, dtlsContext: DTLSContext,
                  dtlsClientContext: DTLSContext,
-                 socket: RelaySocket, engine: RelayEngine, timer: RepeatedTask, readerThread: NIOThreadPool,
+                 socket: RelaySocket, tcp: TCPMediaServer?, engine: RelayEngine, timer: RepeatedTask, readerThread: NIOThreadPool,
                  reader: EventLoopFuture<Void>, logger: Logger) {
         self.configuration = configuration
         self.port = port
@@ -44,6 +48,7 @@ public final class MediaRelay: Sendable {
         self.dtlsContext = dtlsContext
         self.dtlsClientContext = dtlsClientContext
         self.socket = socket
+        self.tcp = tcp
         self.engine = engine
         self.timer = timer
         self.readerThread = readerThread
@@ -64,6 +69,15 @@ public final class MediaRelay: Sendable {
         let socket = try RelaySocket.open(configuration, logger: logger)
         engine.output = socket
         let port = socket.port
+        let tcp: TCPMediaServer?
+        do {
+            tcp = try await TCPMediaServer.start(configuration: configuration, udpPort: port, group: group,
+                                                 engine: engine, logger: logger)
+        } catch {
+            socket.close()
+            throw error
+        }
+        engine.tcp = tcp
         var logger = logger
         logger[metadataKey: "relayPort"] = "\(port)"
         engine.logger = logger
@@ -78,9 +92,11 @@ public final class MediaRelay: Sendable {
         let reader = readerThread.runIfActive(eventLoop: eventLoop) { loop.run() }
         logger.info("media relay started", metadata: [
             "host": "\(configuration.host)", "announced": "\(configuration.effectiveAnnouncedAddresses)",
+            "tcpPort": "\(tcp.map { String($0.port) } ?? "off")",
             "fingerprint": "\(context.fingerprint)"])
         return MediaRelay(configuration: configuration, port: port, events: events, eventsContinuation: continuation,
-                          dtlsContext: context, dtlsClientContext: clientContext, socket: socket, engine: engine, timer: timer,
+                          dtlsContext: context, dtlsClientContext: clientContext, socket: socket, tcp: tcp, engine: engine,
+                          timer: timer,
                           readerThread: readerThread, reader: reader, logger: logger)
     }
 
@@ -89,7 +105,7 @@ public final class MediaRelay: Sendable {
     /// candidate, Opus/VP8 only).
     public func createLeg(offer: String, owner: String) async throws(MediaRelayError) -> (LegID, answerSDP: String) {
         let id = LegID.generate()
-        let setup = try LegFactory(configuration: configuration, port: port, dtlsContext: dtlsContext,
+        let setup = try LegFactory(configuration: configuration, port: port, tcpPort: tcpPort, dtlsContext: dtlsContext,
                                    dtlsClientContext: dtlsClientContext)
             .makeLeg(id: id, offer: offer, owner: owner)
         try await onLoop { engine throws(MediaRelayError) in try engine.add(setup.leg) }
@@ -110,7 +126,7 @@ public final class MediaRelay: Sendable {
     /// ``createLeg(offer:owner:)``.
     public func restartICE(_ leg: LegID, offer: String) async throws(MediaRelayError) -> String {
         let basis = try await onLoop { engine throws(MediaRelayError) in try engine.restartBasis(leg) }
-        let restart = try LegFactory(configuration: configuration, port: port, dtlsContext: dtlsContext)
+        let restart = try LegFactory(configuration: configuration, port: port, tcpPort: tcpPort, dtlsContext: dtlsContext)
             .restart(basis, offer: offer)
         let version = basis.parameters.sessionVersion
         try await onLoop { engine throws(MediaRelayError) in try engine.applyRestart(leg, restart, basisVersion: version) }
@@ -155,6 +171,7 @@ public final class MediaRelay: Sendable {
         timer.cancel()
         // Only the first shutdown closes the descriptor: a second close could hit a reused number.
         guard wasReading else { return }
+        await tcp?.shutdown()
         socket.wake()
         try? await reader.get()
         try? await readerThread.shutdownGracefully()

@@ -6,16 +6,20 @@ import Glibc
 import Darwin
 #endif
 
-/// A remote UDP address as a small hashable value: the key of the relay's address table.
+/// A remote transport address as a small hashable value: the key of the relay's address table.
 ///
-/// With one local socket the 5-tuple reduces to the remote address and port. Built from a
-/// `SocketAddress` without allocating, and hashed as three integers.
+/// With one local UDP socket and one TCP listening port the 5-tuple reduces to the transport,
+/// the remote address and the port: a TCP connection (RFC 6544) is one more candidate address of
+/// a leg, told apart from a UDP peer on the same address and port by ``isTCP``. Built from a
+/// `SocketAddress` without allocating, and hashed as a few integers.
 public struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
     /// IPv4 in the low 32 bits of `low` (and `high` 0), or IPv6 as two halves.
     var high: UInt64
     var low: UInt64
     public var port: UInt16
     var isIPv6: Bool
+    /// The peer is the far end of a TCP connection to the relay's TCP port (framed, RFC 4571).
+    public internal(set) var isTCP = false
 
     public init(ipv4 address: UInt32, port: UInt16) {
         high = 0
@@ -61,7 +65,14 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
         STUNTransportAddress(address: isIPv6 ? .v6(high: high, low: low) : .v4(UInt32(truncatingIfNeeded: low)), port: port)
     }
 
-    public var description: String { transportAddress.description }
+    /// The same address reached over TCP (or UDP).
+    public func over(tcp: Bool) -> PeerAddress {
+        var address = self
+        address.isTCP = tcp
+        return address
+    }
+
+    public var description: String { isTCP ? "tcp/" + transportAddress.description : transportAddress.description }
 }
 
 extension PeerAddress {

@@ -23,11 +23,28 @@ public struct RelayConfiguration: Sendable, Hashable {
     public var maxDatagramSize: Int
     /// Legs this node holds at most (two per call, one per echo test); more are refused `relay_full`.
     public var maxLegs: Int
+    /// The TCP port for ICE over TCP (RFC 6544 passive candidates, RFC 4571 framing), for clients
+    /// whose UDP is blocked. Nil: the same number as the UDP port (the bound one when ``port`` is
+    /// 0, or any free one if that number is taken); 0: no TCP.
+    public var tcpPort: Int?
+    /// Whether the answer carries the UDP host candidates. Always true in service; false lets a
+    /// test prove that a client connects over TCP alone.
+    public var udpCandidates: Bool
+    /// TCP connections that have not yet sent a valid connectivity check, at most; more are
+    /// closed as they arrive.
+    public var tcpPendingLimit: Int
+    /// How long a TCP connection has to send its first valid connectivity check.
+    public var tcpFirstCheckTimeout: Duration
+    /// Bytes queued for one TCP connection but not yet taken by the kernel, at most: past it
+    /// packets to that connection are dropped (`tcp_send_buffer_full`), never waited for.
+    public var tcpSendBufferBytes: Int
 
     public init(host: String = "0.0.0.0", port: Int = 50000, announcedAddress: String? = nil,
                 announcedAddresses: [String] = [],
                 consentTimeout: Duration = .seconds(30), timerInterval: Duration = .milliseconds(50),
-                vectorReadCount: Int = 32, maxDatagramSize: Int = 2048, maxLegs: Int = 4000) {
+                vectorReadCount: Int = 32, maxDatagramSize: Int = 2048, maxLegs: Int = 4000,
+                tcpPort: Int? = nil, udpCandidates: Bool = true, tcpPendingLimit: Int = 256,
+                tcpFirstCheckTimeout: Duration = .seconds(5), tcpSendBufferBytes: Int = 256 << 10) {
         self.host = host
         self.port = port
         var addresses: [String] = []
@@ -39,6 +56,11 @@ public struct RelayConfiguration: Sendable, Hashable {
         self.vectorReadCount = vectorReadCount
         self.maxDatagramSize = maxDatagramSize
         self.maxLegs = maxLegs
+        self.tcpPort = tcpPort
+        self.udpCandidates = udpCandidates
+        self.tcpPendingLimit = tcpPendingLimit
+        self.tcpFirstCheckTimeout = tcpFirstCheckTimeout
+        self.tcpSendBufferBytes = tcpSendBufferBytes
     }
 
     /// The addresses the SDP answer announces, first the one for its `c=` line.

@@ -14,6 +14,8 @@ public struct RelayCounters: Sendable, Hashable {
     public var iceRestarts: UInt64 = 0
     /// Times a leg's media moved to another address (NAT rebinding, network switch; ``MediaPath``).
     public var addressSwitches: UInt64 = 0
+    /// TCP's share of the packets and bytes above, and its connections.
+    public var tcp = TCPCounters()
     /// Drops by reason, indexed by ``DropReason/rawValue``; a fixed array, so counting never allocates.
     public private(set) var droppedByReason: [UInt64] = Array(repeating: 0, count: DropReason.allCases.count)
 
@@ -35,5 +37,33 @@ public struct RelayCounters: Sendable, Hashable {
     @inline(__always)
     mutating func count(_ reason: DropReason) {
         droppedByReason[reason.rawValue] &+= 1
+    }
+}
+
+/// ICE over TCP (RFC 6544): the framed packets and bytes that went over TCP connections (counted
+/// in ``RelayCounters``' totals as well), and what became of the connections.
+public struct TCPCounters: Sendable, Hashable {
+    /// Connections open now, checked or not.
+    public var connections: Int = 0
+    /// Connections open now that have not yet sent a valid connectivity check.
+    public var pending: Int = 0
+    /// Connections accepted since start.
+    public var accepted: UInt64 = 0
+    /// Connections closed by the relay before they carried anything, by reason.
+    public var refusedOverLimit: UInt64 = 0
+    public var closedUnauthenticated: UInt64 = 0
+    public var closedTimedOut: UInt64 = 0
+    public var closedBadFraming: UInt64 = 0
+    public var packetsIn: UInt64 = 0
+    public var packetsOut: UInt64 = 0
+    public var bytesIn: UInt64 = 0
+    public var bytesOut: UInt64 = 0
+
+    public init() {}
+
+    /// The closed-by-the-relay counts keyed by stable names, for JSON and metrics.
+    public var closedByReason: [String: UInt64] {
+        ["over_limit": refusedOverLimit, "unauthenticated": closedUnauthenticated, "timed_out": closedTimedOut,
+         "bad_framing": closedBadFraming]
     }
 }

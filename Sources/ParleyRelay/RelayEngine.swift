@@ -31,6 +31,8 @@ final class RelayEngine: @unchecked Sendable {
 
     /// Where outgoing datagrams are queued (the media socket); nil in engine-only tests.
     var output: (any DatagramSink)?
+    /// The TCP port's connections (RFC 6544), where packets for TCP addresses go; nil when off.
+    var tcp: TCPMediaServer?
     var needsFlush = false
     /// Room for one packet built by the engine itself (a PLI), protected in place.
     let scratch: UnsafeMutableRawBufferPointer
@@ -103,12 +105,13 @@ final class RelayEngine: @unchecked Sendable {
         guard let leg = legs.removeValue(forKey: id) else { return }
         unpair(leg)
         for ufrag in leg.registeredUfrags where legsByUfrag[ufrag] === leg { legsByUfrag.removeValue(forKey: ufrag) }
-        // Every address the leg ever validated, including ones its agent has since forgotten.
-        legsByAddress = legsByAddress.filter { $0.value !== leg }
         if let address = leg.dtlsAddress {
             for datagram in leg.dtls.close().datagrams { send(datagram, to: address) }
             flushIfNeeded()
         }
+        disconnectTCP(of: leg)
+        // Every address the leg ever validated, including ones its agent has since forgotten.
+        legsByAddress = legsByAddress.filter { $0.value !== leg }
         counters.legs = legs.count
         logger.info("leg released", metadata: ["leg": "\(id)", "owner": "\(leg.owner)",
                                                "packetsIn": "\(leg.packetsIn)", "packetsOut": "\(leg.packetsOut)"])
@@ -184,6 +187,7 @@ final class RelayEngine: @unchecked Sendable {
     /// Queues one datagram; the caller flushes (one flush per read batch: sendmmsg).
     func send(_ bytes: UnsafeRawBufferPointer, to address: PeerAddress) {
         guard let output else { return }
+        if address.isTCP { return sendTCP(bytes, to: address) }
         counters.packetsOut &+= 1
         counters.bytesOut &+= UInt64(bytes.count)
         output.enqueue(bytes, to: address)
@@ -198,5 +202,6 @@ final class RelayEngine: @unchecked Sendable {
         guard needsFlush, let output else { return }
         needsFlush = false
         output.flush()
+        tcp?.flush()
     }
 }

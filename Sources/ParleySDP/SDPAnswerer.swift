@@ -166,18 +166,6 @@ public enum SDPAnswerer {
         return nil
     }
 
-    /// One host candidate per announced address (RFC 8839 §5.1), the first preferred: type
-    /// preference 126, local preference falling by one per address, component 1 (RFC 8445 §5.1.2.1).
-    static func hostCandidates(_ relay: SDPRelayParameters) -> [SDPCandidate] {
-        let addresses = [relay.address] + relay.otherAddresses
-        return addresses.indices.map { index in
-            let localPreference = UInt32(65535 - index)
-            let priority: UInt32 = UInt32(126) << 24 | localPreference << 8 | UInt32(255)
-            return SDPCandidate(foundation: String(index + 1), component: 1, transport: "udp", priority: priority,
-                                address: addresses[index], port: relay.port, type: "host")
-        }
-    }
-
     /// The answer's lines for an accepted section.
     static func acceptedSection(_ offered: MediaDescription, _ media: NegotiatedMedia,
                                 relay: SDPRelayParameters) -> MediaDescription {
@@ -187,7 +175,7 @@ public enum SDPAnswerer {
         let pt = codec.payloadType
         var section = MediaDescription(type: offered.type, port: relay.port, proto: offered.proto, formats: [String(pt)])
         section.connection = SDPConnection(address: relay.address)
-        var attributes = hostCandidates(relay).map { SDPAttribute("candidate", $0.value) }
+        var attributes = candidates(relay).map { SDPAttribute("candidate", $0.value) }
         attributes += [
             SDPAttribute("end-of-candidates"),
             SDPAttribute("ice-ufrag", relay.iceUfrag),

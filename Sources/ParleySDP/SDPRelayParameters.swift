@@ -14,6 +14,11 @@ public struct SDPRelayParameters: Sendable, Hashable {
     public var otherAddresses: [String]
     /// The UDP port the relay's media socket listens on.
     public var port: Int
+    /// The TCP port for ICE over TCP (RFC 6544): a passive host candidate per address, below
+    /// the UDP ones. Nil: none.
+    public var tcpPort: Int?
+    /// Whether the UDP host candidates are written (false only in tests of TCP alone).
+    public var udpCandidates: Bool
     /// Per mid, the stream the relay will send in that section. Sections without an entry
     /// get no `a=ssrc`/`a=msid` lines.
     public var streams: [String: SDPRelayStream]
@@ -31,7 +36,7 @@ public struct SDPRelayParameters: Sendable, Hashable {
     public var preferredSetup: SDPSetupRole = .passive
 
     public init(iceUfrag: String, icePwd: String, fingerprintSHA256: String, address: String,
-                otherAddresses: [String] = [], port: Int,
+                otherAddresses: [String] = [], port: Int, tcpPort: Int? = nil, udpCandidates: Bool = true,
                 streams: [String: SDPRelayStream] = [:],
                 supportedHeaderExtensions: Set<String> = SDPRelayParameters.defaultHeaderExtensions,
                 sessionID: UInt64 = 1, sessionVersion: UInt64 = 1, mediaStreamID: String = "parley") {
@@ -41,6 +46,8 @@ public struct SDPRelayParameters: Sendable, Hashable {
         self.address = address
         self.otherAddresses = otherAddresses
         self.port = port
+        self.tcpPort = tcpPort
+        self.udpCandidates = udpCandidates
         self.streams = streams
         self.supportedHeaderExtensions = supportedHeaderExtensions
         self.sessionID = sessionID
