@@ -86,6 +86,13 @@ import Testing
             for key in ["legs", "packetsIn", "packetsOut", "bytesIn", "bytesOut", "decryptFailures", "dropped"] {
                 #expect(number(relay[key]) == 0, "relay.\(key)")
             }
+            // ICE over TCP's share, beside the totals.
+            let tcp = try #require(relay["tcp"] as? [String: any Sendable])
+            for key in ["connections", "pending", "accepted", "packetsIn", "packetsOut", "bytesIn", "bytesOut"] {
+                #expect(number(tcp[key]) == 0, "relay.tcp.\(key)")
+            }
+            #expect(Set((tcp["closedByReason"] as? [String: any Sendable])?.keys ?? [:].keys)
+                    == ["over_limit", "unauthenticated", "timed_out", "bad_framing"])
             let process = try #require(during["process"] as? [String: any Sendable])
             #expect((number(process["cpuSeconds"]) ?? 0) > 0)
             #expect((number(process["residentBytes"]) ?? 0) > 1_048_576)
@@ -123,6 +130,8 @@ import Testing
                 "parley_calls": "gauge", "parley_calls_ended_total": "counter", "parley_relay_legs": "gauge",
                 "parley_relay_packets_total": "counter", "parley_relay_bytes_total": "counter",
                 "parley_relay_decrypt_failures_total": "counter", "parley_relay_dropped_total": "counter",
+                "parley_relay_tcp_connections": "gauge", "parley_relay_tcp_packets_total": "counter",
+                "parley_relay_tcp_bytes_total": "counter", "parley_relay_tcp_connections_closed_total": "counter",
                 "process_cpu_seconds_total": "counter", "process_resident_memory_bytes": "gauge", "parley_database_up": "gauge",
             ]
             for (name, type) in expected {

@@ -48,7 +48,9 @@ import Testing
             version: "1.2.3", uptimeSeconds: 61.5, connections: 3, onlineUsers: 2,
             calls: CallStats(ringing: 1, active: 4, ended: 9),
             relay: RelayStats(legs: 8, packetsIn: .max, packetsOut: 10, bytesIn: 1200, bytesOut: 1100, decryptFailures: 2,
-                              droppedByReason: droppedByReason),
+                              droppedByReason: droppedByReason,
+                              tcp: RelayStats.TCP(connections: 3, pending: 1, accepted: 7, packetsIn: 4, packetsOut: 6,
+                                                  bytesIn: 400, bytesOut: 600, closedByReason: ["timed_out": 2, "over_limit": 0])),
             process: ProcessStats(cpuSeconds: 0.25, residentBytes: 50_000_000),
             database: DatabaseStatus(kind: databaseKind, ok: true))
     }
@@ -58,7 +60,9 @@ import Testing
         let metrics = try Exposition(parsing: text)
         #expect(metrics.order == [
             "parley_uptime_seconds", "parley_connections", "parley_online_users", "parley_calls", "parley_calls_ended_total",
-            "parley_relay_legs", "parley_relay_packets_total", "parley_relay_bytes_total", "parley_relay_decrypt_failures_total",
+            "parley_relay_legs", "parley_relay_packets_total", "parley_relay_bytes_total", "parley_relay_tcp_connections",
+            "parley_relay_tcp_packets_total", "parley_relay_tcp_bytes_total", "parley_relay_tcp_connections_closed_total",
+            "parley_relay_decrypt_failures_total",
             "parley_relay_dropped_total", "parley_push_sent_total", "parley_push_failed_total", "parley_push_retried_total",
             "parley_push_latency_seconds", "process_cpu_seconds_total", "process_resident_memory_bytes", "parley_database_up",
         ])
@@ -68,6 +72,12 @@ import Testing
         #expect(metrics.value("parley_relay_dropped_total", ["reason": "no_target"]) == 5)
         #expect(metrics.value("parley_relay_dropped_total", ["reason": "srtp_auth_fail"]) == 3)
         #expect(metrics.value("process_cpu_seconds_total") == 0.25)
+        // ICE over TCP: its share of the packets, its connections by state, and those the relay closed.
+        #expect(metrics.value("parley_relay_tcp_packets_total", ["direction": "out"]) == 6)
+        #expect(metrics.value("parley_relay_tcp_bytes_total", ["direction": "in"]) == 400)
+        #expect(metrics.value("parley_relay_tcp_connections", ["state": "checked"]) == 2)
+        #expect(metrics.value("parley_relay_tcp_connections", ["state": "pending"]) == 1)
+        #expect(metrics.value("parley_relay_tcp_connections_closed_total", ["reason": "timed_out"]) == 2)
         // Counters past 2^53 are written exactly, not rounded through a Double.
         #expect(text.contains("parley_relay_packets_total{direction=\"in\"} 18446744073709551615\n"))
         // Reasons in a stable order.

@@ -30,6 +30,11 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         public var relayProtocol: String?
         public var connectionState: String?
         public var audioPackets: Int?
+        /// With `--policy all`: the selected pair's local and remote candidate protocols, and
+        /// the inbound audio's total energy (RFC-less, getStats' totalAudioEnergy).
+        public var `protocol`: String?
+        public var remoteProtocol: String?
+        public var audioEnergy: Double?
         // chromium_restart_peer.py: the restart offer, and media around the restart.
         public var restart: Bool?
         public var videoFramesBefore: Int?

@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """chromium_turn_peer: headless Chromium (Debian's `chromium`, driven by Playwright) placing
-Parley's echo call through a TURN server only.
+Parley's echo call through a TURN server only — or, with `--policy all` and no iceServers,
+straight to the relay over whatever candidates its answer offers (ICE over TCP when it offers
+only TCP).
 
 The page makes an RTCPeerConnection with `iceTransportPolicy: "relay"` and the iceServers it is
 given (what GET /v1/calls/ice-servers answered), so every packet goes through the TURN server;
-it sends the fake camera and microphone and counts the video frames it DECODES coming back.
+it sends the fake camera and microphone and counts the video frames it DECODES coming back, and
+the audio energy it hears.
 
 Protocol on stdio (one JSON object per line), as aiortc_echo_peer.py:
   stdout  {"type": "offer", "sdp": ..., "relayCandidates": N}   after ICE gathering (no trickle)
   stdin   {"sdp": ...}                                          the relay's answer
-  stdout  {"type": "result", "videoFrames": N, "audioPackets": N, "candidateType": "relay",
-           "relayProtocol": "udp"|"tcp", "connectSeconds": s}
+  stdout  {"type": "result", "videoFrames": N, "audioPackets": N, "audioEnergy": x, "candidateType": "relay",
+           "relayProtocol": "udp"|"tcp", "protocol": "udp"|"tcp", "remoteProtocol": "udp"|"tcp",
+           "connectSeconds": s}
   stdout  {"type": "error", "error": ...}                       anything that went wrong
 Nothing is fetched from the network: the page is served by Playwright's router, and the only
 addresses the page talks to are the TURN servers it is handed. No browser is downloaded:
@@ -33,13 +37,22 @@ FLAGS = [
     "--use-fake-ui-for-media-stream",
     "--allow-loopback-in-peer-connection",
     "--disable-gpu",
+    "--autoplay-policy=no-user-gesture-required",
 ]
 
 OFFER_JS = """
-async ({iceServers, gatherTimeoutMs}) => {
-  const pc = new RTCPeerConnection({iceServers, iceTransportPolicy: "relay"});
+async ({iceServers, policy, gatherTimeoutMs}) => {
+  const pc = new RTCPeerConnection({iceServers, iceTransportPolicy: policy});
   window.pc = pc;
   window.started = performance.now();
+  // Play what comes back, so that Chromium decodes the audio and measures its energy.
+  pc.addEventListener("track", event => {
+    if (event.track.kind !== "audio") return;
+    const audio = new Audio();
+    audio.srcObject = new MediaStream([event.track]);
+    audio.play().catch(error => console.log("audio play: " + error));
+    window.remoteAudio = audio;
+  });
   const stream = await navigator.mediaDevices.getUserMedia(
       {audio: true, video: {width: 320, height: 240, frameRate: 30}});
   for (const track of stream.getTracks()) pc.addTrack(track, stream);
@@ -66,16 +79,22 @@ STATS_JS = """
 async () => {
   const pc = window.pc;
   const stats = await pc.getStats();
-  let videoFrames = 0, audioPackets = 0, pair = null, transport = null;
+  let videoFrames = 0, audioPackets = 0, audioEnergy = 0, pair = null, transport = null;
   stats.forEach(s => {
     if (s.type === "inbound-rtp" && s.kind === "video") videoFrames += s.framesDecoded || 0;
-    if (s.type === "inbound-rtp" && s.kind === "audio") audioPackets += s.packetsReceived || 0;
+    if (s.type === "inbound-rtp" && s.kind === "audio") {
+      audioPackets += s.packetsReceived || 0;
+      audioEnergy += s.totalAudioEnergy || 0;
+    }
     if (s.type === "transport" && s.selectedCandidatePairId) transport = s;
   });
   if (transport) pair = stats.get(transport.selectedCandidatePairId);
   const local = pair ? stats.get(pair.localCandidateId) : null;
+  const remote = pair ? stats.get(pair.remoteCandidateId) : null;
   return {
-    videoFrames, audioPackets,
+    videoFrames, audioPackets, audioEnergy,
+    protocol: local ? local.protocol : null,
+    remoteProtocol: remote ? remote.protocol : null,
     connectionState: pc.connectionState, iceState: pc.iceConnectionState,
     candidateType: local ? local.candidateType : null,
     relayProtocol: local ? (local.relayProtocol || null) : null,
@@ -112,10 +131,11 @@ def run(args):
                 status=200, content_type="text/html", body="<!doctype html><title>Parley TURN echo</title>"))
             page.on("console", lambda m: print(f"console {m.type}: {m.text}", file=sys.stderr))
             page.goto(PAGE_URL)
-            offer = page.evaluate(OFFER_JS, {"iceServers": ice_servers, "gatherTimeoutMs": int(args.gather_timeout * 1000)})
+            offer = page.evaluate(OFFER_JS, {"iceServers": ice_servers, "policy": args.policy,
+                                             "gatherTimeoutMs": int(args.gather_timeout * 1000)})
             relays = relay_candidates(offer["sdp"])
             emit({"type": "offer", "sdp": offer["sdp"], "relayCandidates": len(relays), "gathering": offer["gathering"]})
-            if not relays:
+            if args.policy == "relay" and not relays:
                 # Nothing to connect through: the TURN server refused us (or is not there).
                 return 0
             line = sys.stdin.readline()
@@ -142,6 +162,8 @@ def run(args):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ice-servers", required=True, help="the iceServers JSON list, as the endpoint gave it")
+    p.add_argument("--policy", choices=["relay", "all"], default="relay",
+                   help="iceTransportPolicy: relay (TURN only) or all (host candidates straight to the relay)")
     p.add_argument("--frames", type=int, default=60, help="stop once this many video frames were decoded")
     p.add_argument("--timeout", type=float, default=25.0, help="seconds to wait for them after the answer")
     p.add_argument("--gather-timeout", type=float, default=10.0)

@@ -1,5 +1,8 @@
 import ParleyMediaClient
 
+/// UDP or TCP, as the command line names it.
+public typealias MediaTransport = ParleyMediaClient.MediaTransport
+
 /// What the `calls` scenario runs: how many 1:1 calls, how long, how fast they start, and the
 /// media each side sends.
 public struct CallsOptions: Sendable {
@@ -21,6 +24,8 @@ public struct CallsOptions: Sendable {
     /// The local address the media clients bind (and offer as their candidate): loopback for a
     /// server on this machine, this machine's address for one elsewhere.
     public var bindHost = "127.0.0.1"
+    /// UDP, or ICE over TCP to the relay's passive TCP candidate (RFC 6544, RFC 4571 framing).
+    public var transport: MediaTransport = .udp
 
     public init() {}
 
@@ -35,6 +40,7 @@ public struct CallsOptions: Sendable {
     /// What the shared media is encoded with.
     var baseConfiguration: MediaClientConfiguration {
         MediaClientConfiguration(videoWidth: videoWidth, videoHeight: videoHeight, framesPerSecond: framesPerSecond,
-                                 videoBitrateKbps: videoBitrateKbps, bindHost: bindHost, cname: "parley-loadtest")
+                                 videoBitrateKbps: videoBitrateKbps, bindHost: bindHost, cname: "parley-loadtest",
+                                 transport: transport)
     }
 }

@@ -11,6 +11,8 @@ public struct CallsReport: Sendable, Codable {
         public var rampPerSecond: Double
         public var decodingCalls: Int
         public var video: String
+        /// `udp` or `tcp`: how the media clients reach the relay.
+        public var transport: String?
     }
 
     public struct SetupTimes: Sendable, Codable {
@@ -73,6 +75,9 @@ public struct CallsReport: Sendable, Codable {
         public var residentBytes: UInt64
         public var decryptFailures: UInt64
         public var dropped: UInt64
+        /// Of ``relayedPackets``, those sent over TCP connections (ICE over TCP); nil from a
+        /// server that does not report TCP.
+        public var relayedTCPPackets: UInt64?
     }
 
     /// What the load generator cost over the same window, and what the kernel dropped: figures
@@ -109,7 +114,8 @@ public struct CallsReport: Sendable, Codable {
             requested: options.calls, established: await collector.established, failed: await collector.failures,
             media: options.video ? "audio+video" : "audio", durationSeconds: options.duration.seconds,
             rampPerSecond: options.rampPerSecond, decodingCalls: min(options.decodingCalls, options.calls),
-            video: options.video ? "VP8 \(options.videoWidth)x\(options.videoHeight) \(options.framesPerSecond) fps \(options.videoBitrateKbps) kbit/s" : "none")
+            video: options.video ? "VP8 \(options.videoWidth)x\(options.videoHeight) \(options.framesPerSecond) fps \(options.videoBitrateKbps) kbit/s" : "none",
+            transport: options.transport.rawValue)
         setupTimes = SetupTimes(inviteToIncoming: await collector.inviteToIncoming.summary,
                                 inviteToActive: await collector.inviteToActive.summary,
                                 inviteToFirstFrame: await collector.inviteToFirstFrame.summary)
@@ -152,7 +158,8 @@ public struct CallsReport: Sendable, Codable {
             cpuMicrosecondsPerPacket: packets > 0 ? cpu / Double(packets) * 1e6 : nil, cpuPercentOfOneCore: cpu / seconds * 100,
             residentBytes: last.status.process.residentBytes,
             decryptFailures: last.status.relay.decryptFailures &- first.status.relay.decryptFailures,
-            dropped: last.status.relay.dropped &- first.status.relay.dropped)
+            dropped: last.status.relay.dropped &- first.status.relay.dropped,
+            relayedTCPPackets: last.status.relay.tcp.flatMap { end in first.status.relay.tcp.map { end.packetsOut &- $0.packetsOut } })
     }
 
     static func harness(_ statuses: [StatusSample]) -> Harness? {
@@ -175,6 +182,7 @@ public struct CallsReport: Sendable, Codable {
         var lines = [
             "calls: \(setup.established)/\(setup.requested) established, \(setup.media), \(setup.durationSeconds.fixed(0)) s, ramp \(setup.rampPerSecond.fixed(1))/s",
             "  video                          \(setup.video)",
+            "  transport                      \(setup.transport ?? "udp")",
         ]
         for (reason, count) in setup.failed.sorted(by: { $0.key < $1.key }) { lines.append("  failed \(count)× \(reason)") }
         lines += [
@@ -195,7 +203,8 @@ public struct CallsReport: Sendable, Codable {
         if let server {
             lines += [
                 "server (steady \(server.windowSeconds.fixed(1)) s)",
-                "  relayed                         \(Int(server.relayedPacketsPerSecond)) packets/s, \(Int(server.averagePacketBytes)) bytes average",
+                "  relayed                         \(Int(server.relayedPacketsPerSecond)) packets/s, \(Int(server.averagePacketBytes)) bytes average"
+                    + (server.relayedTCPPackets.map { " (over TCP \($0) of \(server.relayedPackets))" } ?? ""),
                 "  CPU                             \(server.cpuPercentOfOneCore.fixed(1)) % of a core, \(server.cpuMicrosecondsPerPacket.map { $0.fixed(2) } ?? "-") µs per relayed packet",
                 "  resident                        \(server.residentBytes / 1_048_576) MiB; decrypt failures \(server.decryptFailures), dropped \(server.dropped)",
             ]

@@ -28,6 +28,14 @@ public struct ServerAPI: Sendable {
             public var bytesOut: UInt64
             public var decryptFailures: UInt64
             public var dropped: UInt64
+            /// TCP's share (ICE over TCP); absent from servers without it.
+            public var tcp: TCP?
+        }
+        public struct TCP: Sendable, Equatable, Decodable {
+            public var packetsIn: UInt64
+            public var packetsOut: UInt64
+            public var bytesIn: UInt64
+            public var bytesOut: UInt64
         }
         public struct Process: Sendable, Equatable, Decodable {
             public var cpuSeconds: Double

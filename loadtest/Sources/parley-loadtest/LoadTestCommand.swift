@@ -77,6 +77,9 @@ struct CallsCommand: AsyncParsableCommand {
     @Option(help: "Local address the media clients bind and offer (this machine's address when the server is elsewhere).")
     var bindHost = "127.0.0.1"
 
+    @Option(help: "How the media clients reach the relay: udp, or tcp (ICE over TCP to its passive TCP candidate).")
+    var transport = "udp"
+
     @Flag(help: "Also run ../shared/reference/run.sh at the relayed packet rate and size and print the CPU ratio.")
     var compareReference = false
 
@@ -104,6 +107,8 @@ struct CallsCommand: AsyncParsableCommand {
         options.decodingCalls = decodingCalls
         options.videoBitrateKbps = videoKbps
         options.bindHost = bindHost
+        guard let transport = MediaTransport(rawValue: transport) else { throw ValidationError("--transport is udp or tcp") }
+        options.transport = transport
         let size = videoSize.split(separator: "x").compactMap { Int($0) }
         guard size.count == 2 else { throw ValidationError("--video-size is WIDTHxHEIGHT") }
         (options.videoWidth, options.videoHeight) = (size[0], size[1])
