@@ -45,6 +45,11 @@ final class TCPMediaHandler: ChannelInboundHandler {
         }
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        server.readComplete()
+        context.fireChannelReadComplete()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         if let connection { server.closed(connection) }

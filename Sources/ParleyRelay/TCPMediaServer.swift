@@ -100,7 +100,8 @@ final class TCPMediaServer: @unchecked Sendable {
         }
     }
 
-    /// One frame from `connection`; false when the connection is to be closed.
+    /// One frame from `connection`; false when the connection is to be closed. What it makes the
+    /// engine send waits for ``readComplete()``, so the frames of one read go out together.
     func receive(_ frame: TCPFrame, on connection: TCPMediaConnection) -> Bool {
         engine.lock.withLock {
             guard engine.isReading else { return false }
@@ -122,10 +123,14 @@ final class TCPMediaServer: @unchecked Sendable {
                         engine.counters.tcp.closedUnauthenticated &+= 1
                     }
                 }
-                engine.flushIfNeeded()
                 return keep
             }
         }
+    }
+
+    /// A read's frames are all handled: send what they produced.
+    func readComplete() {
+        engine.lock.withLock { engine.flushIfNeeded() }
     }
 
     /// The first-check timer fired: closes the connection (true) if it is still pending.
