@@ -89,9 +89,9 @@ for name, email in rows:
     else:
         n = random.randint(3, min(8, len(name)))
         start = random.randint(0, len(name) - n)
-        queries.append(("part", name[start:start + n]))
-    if len(short) < 200:
-        start = random.randint(0, len(name) - 2)
+        queries.append(("part", name[start:start + n].strip() or name))
+    start = random.randint(0, len(name) - 2)
+    if len(short) < 200 and " " not in name[start:start + 2]:
         short.append(("two letters", name[start:start + 2]))
 connection = http.client.HTTPConnection("127.0.0.1", port)
 def run(batch):
