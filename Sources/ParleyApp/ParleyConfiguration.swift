@@ -30,6 +30,7 @@ public struct ParleyConfiguration: Sendable {
     public var messagesPerMinute = 600
     public var friendRequestsPerHour = 100
     public var callInvitesPerMinute = 30
+    public var iceRestartsPerMinute = 20
     /// Days after which an account whose address was never verified is deleted.
     public var unverifiedAccountDays = 7
     public var loginWindowSeconds = 900
@@ -152,6 +153,7 @@ public struct ParleyConfiguration: Sendable {
         messagesPerMinute = config.int(forKey: "limits.messagesPerMinute", default: d.messagesPerMinute)
         friendRequestsPerHour = config.int(forKey: "limits.friendRequestsPerHour", default: d.friendRequestsPerHour)
         callInvitesPerMinute = config.int(forKey: "limits.callInvitesPerMinute", default: d.callInvitesPerMinute)
+        iceRestartsPerMinute = config.int(forKey: "limits.iceRestartsPerMinute", default: d.iceRestartsPerMinute)
         loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)
         unverifiedAccountDays = config.int(forKey: "auth.unverifiedAccountDays", default: d.unverifiedAccountDays)
         loginWindowSeconds = config.int(forKey: "auth.loginWindowSeconds", default: d.loginWindowSeconds)

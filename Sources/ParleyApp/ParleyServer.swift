@@ -111,7 +111,7 @@ public enum ParleyServer {
             legs: relay, permissions: friends, recorder: StoredCallRecorder(store: SQLCallStore(database: database), chat: chat),
             events: events, timers: SystemCallTimers(clock: clock),
             settings: .init(ringTimeout: .seconds(config.ringSeconds), reconnectGrace: .seconds(config.reconnectGraceSeconds)),
-            invitesPerMinute: config.callInvitesPerMinute, logger: logger)
+            invitesPerMinute: config.callInvitesPerMinute, restartsPerMinute: config.iceRestartsPerMinute, logger: logger)
         friends.onBlock { blocker, blocked in await calls.blocked(blocked, by: blocker) }
         let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,

@@ -18,10 +18,15 @@ public actor CallService {
     var running: [CallBook.Timer: CallTimerHandle] = [:]
     /// Calls each user may place per minute (`limits.callInvitesPerMinute`).
     let inviteLimit: RateLimiter
+    /// ICE restarts each user may ask for per minute (`limits.iceRestartsPerMinute`): each one
+    /// parses an offer and re-keys a leg's ICE, so a flood is refused before that work.
+    let restartLimit: RateLimiter
 
     public init(legs: any CallLegs, permissions: any CallPermissions, recorder: any CallRecorder, events: any EventPublisher,
-                timers: any CallTimers, settings: CallBook.Settings, invitesPerMinute: Int = 30, logger: Logger) {
+                timers: any CallTimers, settings: CallBook.Settings, invitesPerMinute: Int = 30, restartsPerMinute: Int = 20,
+                logger: Logger) {
         self.inviteLimit = RateLimiter(limit: max(invitesPerMinute, 1), window: 60)
+        self.restartLimit = RateLimiter(limit: max(restartsPerMinute, 1), window: 60)
         self.legs = legs
         self.permissions = permissions
         self.recorder = recorder
@@ -100,6 +105,7 @@ public actor CallService {
     /// its own leg of a live call, and the relay's answer. The other side sees no change.
     public func restartICE(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
         let leg = try book.leg(of: id, user: user, device: device)
+        try restartLimit.admit(user.rawValue, now: timers.now())
         let answer = try await legs.restartLeg(leg, offer: sdp)
         logger.info("ICE restarted", metadata: ["call": "\(id)", "leg": "\(leg)"])
         return answer

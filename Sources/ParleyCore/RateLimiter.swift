@@ -3,10 +3,31 @@ import Synchronization
 
 /// Counts events per key in a sliding window and says when a key has had its share.
 /// In memory: one node's view (good enough to slow guessing; a shared store can come later).
+/// On the message path: a check is a few comparisons and an append under one lock, with the
+/// expired times dropped from the front as they age out (no filtering or copying per call).
 public final class RateLimiter: Sendable {
+    /// One key's times in the window, oldest first; `head` skips those already expired.
+    struct Window {
+        var times: [Date] = []
+        var head = 0
+
+        var count: Int { times.count - head }
+
+        mutating func expire(before cutoff: Date) {
+            while head < times.count, times[head] <= cutoff { head += 1 }
+            if head == times.count {
+                times.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 32, head * 2 >= times.count {
+                times.removeFirst(head)
+                head = 0
+            }
+        }
+    }
+
     private let limit: Int
     private let window: TimeInterval
-    private let events = Mutex<[String: [Date]]>([:])
+    private let events = Mutex<[String: Window]>([:])
 
     public init(limit: Int, window: TimeInterval) {
         self.limit = limit
@@ -15,21 +36,11 @@ public final class RateLimiter: Sendable {
 
     /// Seconds until `key` may act again, or nil when it may act now.
     public func retryAfter(_ key: String, now: Date) -> Int? {
-        events.withLock { events in
-            let recent = (events[key] ?? []).filter { now.timeIntervalSince($0) < window }
-            events[key] = recent.isEmpty ? nil : recent
-            guard recent.count >= limit, let oldest = recent.first else { return nil }
-            return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
-        }
+        events.withLock { events in wait(&events, key, now: now) }
     }
 
     public func record(_ key: String, now: Date) {
-        events.withLock { events in
-            if events.count > 50_000 { // keep memory bounded under a flood of distinct keys
-                events = events.filter { _, times in times.contains { now.timeIntervalSince($0) < window } }
-            }
-            events[key, default: []].append(now)
-        }
+        events.withLock { events in append(&events, key, now: now) }
     }
 
     public func reset(_ key: String) {
@@ -39,8 +50,32 @@ public final class RateLimiter: Sendable {
     /// Counts one act of `key` if it is within its share; throws `rate_limited` (with how long
     /// to wait) when it is not. The act refused is not counted.
     public func admit(_ key: String, now: Date) throws(ParleyError) {
-        if let wait = retryAfter(key, now: now) { throw ParleyError.rateLimited(retryAfter: wait) }
-        record(key, now: now)
+        let refused = events.withLock { events -> Int? in
+            if let seconds = wait(&events, key, now: now) { return seconds }
+            append(&events, key, now: now)
+            return nil
+        }
+        if let refused { throw ParleyError.rateLimited(retryAfter: refused) }
+    }
+
+    private func wait(_ events: inout [String: Window], _ key: String, now: Date) -> Int? {
+        guard events[key] != nil else { return nil }
+        events[key]!.expire(before: now.addingTimeInterval(-window))
+        guard let current = events[key], current.count > 0 else {
+            events[key] = nil
+            return nil
+        }
+        guard current.count >= limit else { return nil }
+        let oldest = current.times[current.head]
+        return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
+    }
+
+    private func append(_ events: inout [String: Window], _ key: String, now: Date) {
+        if events.count > 50_000 { // keep memory bounded under a flood of distinct keys
+            let cutoff = now.addingTimeInterval(-window)
+            events = events.filter { _, times in times.times.last.map { $0 > cutoff } ?? false }
+        }
+        events[key, default: Window()].times.append(now)
     }
 }
 

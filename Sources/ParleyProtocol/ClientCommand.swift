@@ -42,23 +42,22 @@ public struct CommandFrame: Sendable, Equatable {
     /// command or lacks a field fails with the stable code a client can act on, and with the
     /// frame's id when that much was readable (so the error still answers it).
     public static func decode(_ bytes: [UInt8]) -> Result<CommandFrame, Failure> {
-        let data = Data(bytes)
+        // One parse: the envelope reads its id and type, then the command's fields from the
+        // same object; a body that does not fit is kept as the error, with the id beside it.
         let envelope: Envelope
         do {
-            envelope = try ProtocolCoding.decoder.decode(Envelope.self, from: data)
+            envelope = try ProtocolCoding.decoder.decode(Envelope.self, from: Data(bytes))
         } catch {
             return .failure(Failure(id: nil, error: ParleyError.badRequest("A frame is a JSON object with a type", code: "invalid_json")))
         }
-        guard let type = envelope.type, !type.isEmpty else {
-            return .failure(Failure(id: envelope.id, error: ParleyError(.badRequest, code: "missing_field", "type is required")))
-        }
-        do {
-            return .success(CommandFrame(id: envelope.id, command: try command(type, data)))
-        } catch let error as ParleyError {
+        switch envelope.command {
+        case .success(let command):
+            return .success(CommandFrame(id: envelope.id, command: command))
+        case .failure(let error as ParleyError):
             return .failure(Failure(id: envelope.id, error: error))
-        } catch let error as DecodingError {
+        case .failure(let error as DecodingError):
             return .failure(Failure(id: envelope.id, error: ParleyError.decoding(error)))
-        } catch {
+        case .failure:
             return .failure(Failure(id: envelope.id, error: ParleyError.badRequest("The frame could not be read", code: "invalid_json")))
         }
     }
@@ -68,8 +67,8 @@ public struct CommandFrame: Sendable, Equatable {
         public let error: ParleyError
     }
 
-    static func command(_ type: String, _ data: Data) throws -> ClientCommand {
-        func body<T: Decodable>(_: T.Type) throws -> T { try ProtocolCoding.decoder.decode(T.self, from: data) }
+    static func command(_ type: String, _ decoder: any Decoder) throws -> ClientCommand {
+        func body<T: Decodable>(_: T.Type) throws -> T { try T(from: decoder) }
         switch type {
         case "ping":
             return .ping
@@ -104,17 +103,22 @@ public struct CommandFrame: Sendable, Equatable {
         }
     }
 
-    /// The envelope: an id of any readable kind (anything else is no id) and the type.
+    /// The envelope: an id of any readable kind (anything else is no id), the type, and the
+    /// command read from the same object (or why it could not be).
     struct Envelope: Decodable {
         let id: FrameID?
-        let type: String?
+        let command: Result<ClientCommand, any Error>
 
         enum Key: String, CodingKey { case id, type }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             id = try? container.decodeIfPresent(FrameID.self, forKey: .id)
-            type = try? container.decodeIfPresent(String.self, forKey: .type)
+            guard let type = try? container.decodeIfPresent(String.self, forKey: .type), !type.isEmpty else {
+                command = .failure(ParleyError(.badRequest, code: "missing_field", "type is required"))
+                return
+            }
+            command = Result { try CommandFrame.command(type, decoder) }
         }
     }
 

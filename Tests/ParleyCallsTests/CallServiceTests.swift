@@ -155,6 +155,18 @@ import Testing
         #expect(events.ended.allSatisfy { $0.0.reason == .answeredElsewhere }, "the other side sees no change")
     }
 
+    /// A device that floods `call.restart` is refused before any offer is parsed.
+    @Test func iceRestartsHaveAPerUserRate() async throws {
+        let call = try await activeCall()
+        for n in 0..<20 { _ = try await service.restartICE(call, by: Self.bo, device: Self.boPhone, sdp: "bo\(n)") }
+        await #expect(throws: ParleyError.rateLimited(retryAfter: 60)) {
+            try await service.restartICE(call, by: Self.bo, device: Self.boPhone, sdp: "again")
+        }
+        #expect(legs.restarted.count == 20)
+        await timers.advance(by: 61)
+        #expect(try await service.restartICE(call, by: Self.bo, device: Self.boPhone, sdp: "later") == "restarted:later")
+    }
+
     @Test func strangersCannotCall() async throws {
         await #expect(throws: ParleyError.self) {
             try await service.invite(from: Self.ann, device: Self.annPhone, to: UserID(rawValue: "stranger"), media: .audio, sdp: "x")

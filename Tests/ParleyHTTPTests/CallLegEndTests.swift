@@ -12,13 +12,9 @@ struct CallLegEndTests {
     static func withFriends(_ body: @escaping @Sendable (TestParley, any TestClientProtocol, TestUser, RealtimeClient, RealtimeClient) async throws -> Void) async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
-            try await client.befriend(ann, bo)
-            let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
-            let (boSocket, _) = try await RealtimeClient.connect(port: client.port!, token: bo.accessToken)
-            defer { annSocket.close(); boSocket.close() }
-            try await body(parley, client, bo, annSocket, boSocket)
+            let friends = try await TwoFriendsOnline.start(parley, client)
+            defer { friends.close() }
+            try await body(parley, client, friends.bo, friends.annSocket, friends.boSocket)
         }
     }
 

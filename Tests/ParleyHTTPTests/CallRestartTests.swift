@@ -13,12 +13,9 @@ struct CallRestartTests {
         let python = try AiortcPeer.python()
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
-            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
-            try await client.befriend(ann, bo)
-            let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
-            let (boSocket, _) = try await RealtimeClient.connect(port: client.port!, token: bo.accessToken)
-            defer { annSocket.close(); boSocket.close() }
+            let friends = try await TwoFriendsOnline.start(parley, client)
+            defer { friends.close() }
+            let (ann, bo, annSocket, boSocket) = (friends.ann, friends.bo, friends.annSocket, friends.boSocket)
             let annPeer = try AiortcPeer(python: python, script: AiortcPeer.script(named: "chromium_restart_peer.py"),
                                          arguments: ["--restart-after", "3", "--seconds-after", "6", "--hold"])
             // --hold: both keep their connections until the hangup (a closed DTLS would end the call).
