@@ -7,7 +7,7 @@ import Testing
 /// Two real aiortc clients, logged in as two friends, call each other through the real gateway
 /// and relay: each decodes the other's Opus and VP8; the hangup ends it for both with a duration;
 /// the dialog keeps the record.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)))
 struct CallInteropTests {
     /// `PARLEY_CALL_SETUP_RUNS=20` places that many calls in a row and prints the setup times
     /// (a measurement for the notes; the suite places one).

@@ -6,7 +6,7 @@ import Testing
 
 /// A leg that ends ends the call, and an offer in max-bundle form gets an answer both media flow
 /// through: two real aiortc clients, logged in as two friends, through the real gateway and relay.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)))
 struct CallLegEndTests {
     /// A live parley with Ann and Bo, friends, each on a realtime socket.
     static func withFriends(_ body: @escaping @Sendable (TestParley, any TestClientProtocol, TestUser, RealtimeClient, RealtimeClient) async throws -> Void) async throws {

@@ -5,7 +5,7 @@ import Testing
 /// An ICE restart in a live call through the gateway: headless Chromium (Ann) calls aiortc (Bo),
 /// calls `pc.restartIce()` mid-call, sends the new offer with `call.restart` and applies the
 /// answer; media keeps flowing both ways and nobody gets `call.ended` until the hangup.
-@Suite(.serialized, .timeLimit(.minutes(3)),
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)),
        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
                 "needs Debian's chromium: scripts/test.sh installs it (apt-get install chromium)"))
 struct CallRestartTests {

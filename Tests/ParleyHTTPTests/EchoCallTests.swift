@@ -7,7 +7,7 @@ import Testing
 
 /// The echo test call through the real server: a real aiortc client posts its offer to
 /// POST /v1/calls/echo and decodes its own audio and video coming back from the relay.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)))
 struct EchoCallTests {
     @Test func anAiortcClientHearsAndSeesItself() async throws {
         let python = try AiortcPeer.python()
@@ -120,7 +120,7 @@ struct EchoCallTests {
 }
 
 /// The same echo call from Parley's own media client (real Opus and VP8) through the server.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)))
 struct MediaClientEchoTests {
     @Test func theSwiftMediaClientHearsAndSeesItself() async throws {
         let parley = try await TestParley.start()

@@ -8,7 +8,7 @@ import Testing
 
 /// Pushes to phones whose app is closed, through Parley's APNs provider to a local APNs stand-in
 /// (HTTP/2 over TLS, a test CA, the provider JWT checked against the key's public half).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)))
 struct PushTests {
     static let bundleID = "com.example.parley"
     static let boVoIP = String(repeating: "b0", count: 32)

@@ -7,7 +7,7 @@ import Testing
 /// ICE over TCP end to end: the real server with `media.udpCandidates` off, so its answers offer
 /// only the relay's passive TCP candidate (RFC 6544), and headless Chromium (Debian's, fake camera
 /// and microphone, no TURN) placing the echo call — it can only connect over TCP.
-@Suite(.serialized, .timeLimit(.minutes(2)),
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)),
        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
                 "needs Debian's chromium: scripts/test.sh installs it (apt-get install chromium)"))
 struct TCPCallTests {

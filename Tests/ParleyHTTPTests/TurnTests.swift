@@ -104,7 +104,7 @@ import Testing
 
 /// The credentials against a real coturn (Debian's, started here with `use-auth-secret`), and
 /// headless Chromium placing the echo call through it with relayed candidates only.
-@Suite(.serialized, .timeLimit(.minutes(2)),
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)),
        .enabled(if: Coturn.isInstalled, "needs Debian's coturn (/usr/bin/turnserver): scripts/test.sh installs it (apt-get install coturn)"))
 struct TurnInteropTests {
     static let secret = "parley-test-\(UUID().uuidString)"

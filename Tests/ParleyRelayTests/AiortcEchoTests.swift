@@ -6,7 +6,7 @@ import Testing
 
 /// Interop: a real aiortc 1.16 client places an echo call through the relay and decodes its own
 /// Opus and VP8 coming back. Serialized: each run encodes and decodes video on a 2-core machine.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)))
 struct AiortcEchoTests {
     /// 5 s of 20 ms Opus frames is 250; 30 frames/s VP8 is 150. Allow for start-up.
     static let minimumAudioFrames = 200

@@ -6,7 +6,7 @@ import Testing
 /// Headless Chromium restarts ICE (`pc.restartIce()`) in the middle of an echo call with the
 /// relay: the relay answers the new offer, Chromium moves to the new credentials on the same
 /// DTLS association, and its video keeps decoding. Prints the seconds of media lost.
-@Suite(.serialized, .timeLimit(.minutes(2)),
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)),
        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
                 "needs Debian's chromium: scripts/test.sh installs it (apt-get install chromium)"))
 struct ChromiumRestartTests {

@@ -1,6 +1,7 @@
 
 import ParleyRTP
 import ParleySRTP
+import ParleyTestSupport
 import Testing
 @testable import ParleyMediaClient
 import ParleyRelay
@@ -8,7 +9,7 @@ import ParleyRelay
 /// The load-test client's mode: media encoded once (``PreEncodedMedia``) and replayed, every
 /// received frame checked byte for byte against it — with or without decoding — plus one-way
 /// latency from abs-send-time and RFC 3550 jitter, over the real relay.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)))
 struct SharedMediaCallTests {
     static let configuration = MediaClientConfiguration()
     /// Encoding takes a few seconds in a debug build: once for the suite.

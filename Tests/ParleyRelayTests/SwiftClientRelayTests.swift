@@ -2,12 +2,13 @@ import Foundation
 import ParleyMediaClient
 import ParleyRTP
 import ParleySRTP
+import ParleyTestSupport
 import Testing
 @testable import ParleyRelay
 
 /// The relay on the wire with clients whose every packet the test chooses: exact rewrites of
 /// RTP and RTCP, both SRTP profiles, and mixed profiles across a pair.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)))
 struct SwiftClientRelayTests {
     func startRelay() async throws -> MediaRelay {
         try await MediaRelay.start(configuration: RelayConfiguration(host: "127.0.0.1", port: 0))

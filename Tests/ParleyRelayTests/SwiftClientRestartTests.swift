@@ -2,12 +2,13 @@ import Foundation
 import ParleyMediaClient
 import ParleyRTP
 import ParleySTUN
+import ParleyTestSupport
 import Testing
 @testable import ParleyRelay
 
 /// An ICE restart on a live pair, on the wire: the restarted leg keeps its DTLS association and
 /// SRTP keys, its partner sees no change, and the old credentials stop working after the overlap.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)))
 struct SwiftClientRestartTests {
     func audioPacket(_ client: MediaClient, _ sequence: UInt16) -> [UInt8] {
         var builder = RTPPacketBuilder(payloadType: client.local.audioPayloadType, sequenceNumber: sequence,

@@ -1,12 +1,13 @@
 import ParleyMediaClient
 import ParleyRelay
 import ParleySRTP
+import ParleyTestSupport
 import Testing
 
 /// An echo call over the real UDP port with real codecs: the client sends Opus (a 440 Hz tone)
 /// and VP8 (a moving pattern carrying frame numbers), the relay returns both, and the client
 /// decodes its own media — the load-test client's basic contract.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)))
 struct SwiftEchoCallTests {
     @Test("echo call: ≥ 200 Opus and ≥ 100 VP8 frames decoded in 5 s, 440 Hz heard, frame numbers increasing",
           arguments: [[SRTPProfile.aeadAES128GCM], [SRTPProfile.aes128CMHMACSHA1_80]])

@@ -5,13 +5,14 @@ import ParleyMediaClient
 import ParleyRTP
 import ParleySDP
 import ParleySTUN
+import ParleyTestSupport
 import Testing
 @testable import ParleyRelay
 
 /// ICE over TCP (RFC 6544) on the relay's TCP port, with RFC 4571 framing: real calls from the
 /// Swift media client over TCP, the answer's candidates, and connections that never become a
 /// leg's — closed, counted, and no harm to the calls.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)))
 struct TCPRelayTests {
     static func relay(_ configure: (inout RelayConfiguration) -> Void = { _ in }) async throws -> MediaRelay {
         var configuration = RelayConfiguration(host: "127.0.0.1", port: 0)

@@ -78,10 +78,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         process.standardError = stderr
         let control = ControlLines(stdout: stdout.fileHandleForReading)
         let log = OutputLog()
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { log.append(data) }
-        }
+        drain(stderr.fileHandleForReading, chunk: { log.append($0) })
         try process.run()
 
         struct Ready: Decodable { var port: Int; var ca: String }
@@ -181,15 +178,9 @@ private actor ControlLines {
     init(stdout: FileHandle) {
         let (stream, continuation) = AsyncStream<String>.makeStream()
         let buffer = LineBuffer()
-        stdout.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
-            }
-            for line in buffer.append(data) { continuation.yield(line) }
-        }
+        drain(stdout,
+              chunk: { data in for line in buffer.append(data) { continuation.yield(line) } },
+              end: { continuation.finish() })
         lines = stream
     }
 

@@ -85,20 +85,11 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         process.standardError = stderr
         let (stream, continuation) = AsyncStream<String>.makeStream()
         let buffer = LineBuffer()
-        stdout.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
-            }
-            for line in buffer.append(data) { continuation.yield(line) }
-        }
+        drain(stdout.fileHandleForReading,
+              chunk: { data in for line in buffer.append(data) { continuation.yield(line) } },
+              end: { continuation.finish() })
         let log = OutputLog()
-        stderr.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil } else { log.append(data) }
-        }
+        drain(stderr.fileHandleForReading, chunk: { log.append($0) })
         stderrLog = log
         lines = stream
         try process.run()

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Splits a child process's output into lines; called from one readability handler at a time.
+/// Splits a child process's output into lines; fed by one reader thread.
 final class LineBuffer: @unchecked Sendable {
     private var pending = Data()
 
@@ -46,4 +46,25 @@ public enum ChildProcessError: Error, CustomStringConvertible {
         case .badLine(let who, let line): "\(who) printed something that is not the JSON line expected: \(line)"
         }
     }
+}
+
+/// Reads a child's pipe on a thread of its own with blocking reads until end of file, handing
+/// each chunk on, then `end` once. Foundation's `readabilityHandler` is a dispatch source
+/// torn down from inside its own handler when the pipe closes; a plain read loop keeps
+/// dispatch out of reading a child's output.
+func drain(_ handle: FileHandle, chunk: @escaping @Sendable (Data) -> Void, end: @escaping @Sendable () -> Void = {}) {
+    let descriptor = handle.fileDescriptor
+    let thread = Thread {
+        withExtendedLifetime(handle) {
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count > 0 { chunk(Data(buffer[0..<count])); continue }
+                if count < 0, errno == EINTR { continue }
+                break
+            }
+        }
+        end()
+    }
+    thread.start()
 }
