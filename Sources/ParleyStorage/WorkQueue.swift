@@ -4,7 +4,10 @@ import Foundation
 /// block while it is empty; `stop` lets them drain what is left and then return nil.
 final class WorkQueue<Job>: @unchecked Sendable {
     private let condition = NSCondition()
+    /// Jobs not yet taken are `jobs[head...]`: taking one moves `head` on instead of shifting the
+    /// array, so a long queue (a burst beyond what the threads keep up with) costs O(1) a take.
     private var jobs: [Job] = []
+    private var head = 0
     private var stopped = false
 
     /// False once stopped: the job was not queued.
@@ -21,15 +24,18 @@ final class WorkQueue<Job>: @unchecked Sendable {
     func takeAll(limit: Int) -> [Job]? {
         condition.lock()
         defer { condition.unlock() }
-        while jobs.isEmpty && !stopped { condition.wait() }
-        if jobs.isEmpty { return nil }
-        if jobs.count <= limit {
-            let taken = jobs
+        while head == jobs.count && !stopped { condition.wait() }
+        if head == jobs.count { return nil }
+        let end = min(jobs.count, head + limit)
+        let taken = Array(jobs[head..<end])
+        head = end
+        if head == jobs.count {
             jobs.removeAll(keepingCapacity: true)
-            return taken
+            head = 0
+        } else if head >= 1024 && head * 2 >= jobs.count {
+            jobs.removeFirst(head)
+            head = 0
         }
-        let taken = Array(jobs.prefix(limit))
-        jobs.removeFirst(limit)
         return taken
     }
 
