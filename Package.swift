@@ -85,6 +85,12 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Text messages (sign-in codes): an outbox folder by default, an HTTP SMS provider by configuration.
+        .target(name: "ParleySMS", dependencies: [
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "ParleyFiles", dependencies: [
             "ParleyCore",
             .product(name: "Crypto", package: "swift-crypto"),
@@ -92,7 +98,7 @@ let package = Package(
 
         // Domain services: no Hummingbird here.
         .target(name: "ParleyAccounts", dependencies: [
-            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleyFiles",
+            "ParleyCore", "ParleyStorage", "ParleyMail", "ParleySMS", "ParleyFiles",
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "JWTKit", package: "jwt-kit"),
@@ -112,6 +118,12 @@ let package = Package(
 
         .target(name: "ParleyStories", dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyChat", "ParleyFriends",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Quotes (seed 003): said by one, heard by others, seen only by those who were there.
+        .target(name: "ParleyQuotes", dependencies: [
+            "ParleyCore", "ParleyStorage",
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -141,7 +153,7 @@ let package = Package(
 
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
-            "ParleyCore", "ParleyProtocol", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyFiles", "ParleyPush",
+            "ParleyCore", "ParleyProtocol", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyQuotes", "ParleyCalls", "ParleyFiles", "ParleyPush",
             .product(name: "Hummingbird", package: "hummingbird"),
         ]),
 
@@ -154,7 +166,7 @@ let package = Package(
 
         // Wiring: configuration, services, lifecycle.
         .target(name: "ParleyApp", dependencies: [
-            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyMail", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway", "ParleyPush",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyMail", "ParleySMS", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyQuotes", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway", "ParleyPush",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -210,13 +222,14 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
+        .testTarget(name: "ParleySMSTests", dependencies: ["ParleySMS", "ParleyTestSupport"]),
         .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
         .testTarget(name: "ParleyStorageTests", dependencies: [
             "ParleyStorage",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
-            "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
+            "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleySMS", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
             "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRealtime", "ParleySTUN",
             .product(name: "Crypto", package: "swift-crypto"),   // MD5 of TURN's long-term key in the coturn tests
             .product(name: "HummingbirdTesting", package: "hummingbird"),

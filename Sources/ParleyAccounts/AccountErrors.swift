@@ -10,7 +10,7 @@ public enum AccountErrors {
     public static let invalidDateOfBirth = ParleyError.rule("invalid_date_of_birth", "dateOfBirth must be a real date as YYYY-MM-DD, not in the future")
     public static let invalidName = ParleyError.rule("invalid_name", "A name is 1 to \(AccountRules.maxNameLength) characters")
     public static let invalidStatus = ParleyError.rule("invalid_status", "A status is at most \(AccountRules.maxStatusLength) characters")
-    public static let invalidCredentials = ParleyError(.unauthenticated, code: "invalid_credentials", "Wrong e-mail or password")
+    public static let invalidCredentials = ParleyError(.unauthenticated, code: "invalid_credentials", "Wrong e-mail, phone number or password")
     public static let emailNotVerified = ParleyError(.forbidden, code: "email_not_verified", "Verify your e-mail address before logging in")
     public static let invalidToken = ParleyError.rule("invalid_token", "This link or code is invalid, used or expired")
     public static let invalidRefreshToken = ParleyError(.unauthenticated, code: "invalid_refresh_token", "The refresh token is invalid or expired")
@@ -22,6 +22,13 @@ public enum AccountErrors {
     public static let userNotFound = ParleyError(.notFound, code: "user_not_found", "No such user")
     public static let unsupportedImage = ParleyError(.unsupportedMedia, code: "unsupported_media_type", "Avatars are JPEG, PNG or HEIC images")
     public static let imageTooLarge = ParleyError(.tooLarge, code: "payload_too_large", "Avatars are at most 5 MiB")
+
+    public static let phoneTaken = ParleyError(.conflict, code: "phone_taken", "An account with this phone number already exists")
+    public static let invalidPhoneNumber = ParleyError.rule(
+        "invalid_phone_number", "That is not a phone number: write it with its country code, like +14155552671")
+    public static let invalidCode = ParleyError.rule("invalid_code", "This code is wrong, used or expired")
+    public static let codeLocked = ParleyError.rule("code_locked", "This code was entered wrongly too often; ask for a new one")
+    public static let smsUnavailable = ParleyError(.unavailable, code: "sms_unavailable", "The code could not be sent; try again shortly")
 
     public static func rateLimited(retryAfter: Int) -> ParleyError { .rateLimited(retryAfter: retryAfter) }
 }

@@ -22,7 +22,7 @@ enum AccountMail {
             <p style="color:#666">If you did not create a Parley account, ignore this mail.</p>
             </body></html>
             """
-        return MailMessage(to: user.email, toName: user.name, subject: "Confirm your Parley address", text: text, html: html)
+        return MailMessage(to: user.email ?? "", toName: user.name, subject: "Confirm your Parley address", text: text, html: html)
     }
 
     static func passwordReset(to user: UserRecord, token: String, link: String) -> MailMessage {
@@ -46,7 +46,7 @@ enum AccountMail {
             <p style="color:#666">It works once, within an hour. If you did not ask, ignore this mail.</p>
             </body></html>
             """
-        return MailMessage(to: user.email, toName: user.name, subject: "Reset your Parley password", text: text, html: html)
+        return MailMessage(to: user.email ?? "", toName: user.name, subject: "Reset your Parley password", text: text, html: html)
     }
 
     static func escape(_ text: String) -> String {

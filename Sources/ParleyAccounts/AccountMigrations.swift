@@ -50,5 +50,16 @@ public enum AccountMigrations {
                 INSERT INTO users_search (users_search) VALUES ('rebuild');
                 """)
         },
+        Migration("accounts.3") { sql in
+            // Sign-up by phone number (seed 003): a unique E.164 number beside the e-mail address.
+            // Such an account's "email" column holds a placeholder (see SQLAccountStore.phonePlaceholder):
+            // SQLite cannot drop a NOT NULL without rebuilding "users", and a rebuild would cascade
+            // deletes into every table that references it.
+            try sql.execute(#"ALTER TABLE "users" ADD COLUMN "phone_number" TEXT"#)
+            try sql.execute(#"CREATE UNIQUE INDEX "users_phone_number" ON "users" ("phone_number")"#)
+            try sql.execute(#"""
+                CREATE TABLE "phone_codes" ("phone_number" TEXT PRIMARY KEY, "digest" TEXT NOT NULL, "expires_at" INTEGER NOT NULL, "attempts" INTEGER NOT NULL, "used_at" INTEGER)
+                """#)
+        },
     ]
 }

@@ -13,9 +13,25 @@ public struct SessionGrant: Sendable {
 extension AccountService {
     /// Checks the password, then opens a session for this device.
     public func login(email: String, password: String, deviceName: String?, clientAddress: String?) async throws -> SessionGrant {
-        let now = clock.now()
         let email = AccountRules.normalizeEmail(email)
-        let accountKey = "account:" + email
+        return try await login(accountKey: "account:" + email, lookup: { try await self.store.user(email: email) },
+                               password: password, deviceName: deviceName, clientAddress: clientAddress)
+    }
+
+    /// Number and password, beside e-mail sign-in: the same limits, tokens and sessions. A number
+    /// that cannot be read is refused like an unknown one (`invalid_credentials`).
+    public func login(phoneNumber: String, password: String, deviceName: String?, clientAddress: String?) async throws -> SessionGrant {
+        let number = PhoneNumber(phoneNumber, defaultCountryCode: settings.defaultCountryCode)?.e164
+        return try await login(accountKey: "phone:" + (number ?? phoneNumber), lookup: { [store] in
+            guard let number else { return nil }
+            return try await store.user(phoneNumber: number)
+        }, password: password, deviceName: deviceName, clientAddress: clientAddress)
+    }
+
+    func login(
+        accountKey: String, lookup: @Sendable () async throws -> UserRecord?, password: String, deviceName: String?, clientAddress: String?
+    ) async throws -> SessionGrant {
+        let now = clock.now()
         let addressKey = "address:" + (clientAddress ?? "unknown")
         // Wrong guesses lock an account only for the address they came from (and, past a much
         // higher bound, for guessing spread over many addresses): the owner elsewhere gets in.
@@ -27,7 +43,7 @@ extension AccountService {
             throw AccountErrors.rateLimited(retryAfter: wait)
         }
         attemptsPerAddress.record(addressKey, now: now)
-        guard let user = try await store.user(email: email) else {
+        guard let user = try await lookup() else {
             await hasher.burnTime(password)
             failedLoginsPerAccountAndAddress.record(pairKey, now: now)
             failedLoginsPerAccount.record(accountKey, now: now)

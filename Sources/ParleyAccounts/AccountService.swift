@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 import ParleyFiles
 import ParleyMail
+import ParleySMS
 import Synchronization
 
 /// Users, credentials, sessions, verification and reset: everything about who someone is.
@@ -10,6 +11,7 @@ public final class AccountService: Sendable {
     let store: any AccountStore
     let files: FileStore
     let mail: any MailTransport
+    let sms: any SMSTransport
     let tokens: AccessTokens
     let hasher: PasswordHasher
     let clock: any WallClock
@@ -20,20 +22,26 @@ public final class AccountService: Sendable {
     let attemptsPerAddress: RateLimiter
     let registrationsPerAddress: RateLimiter
     let registrations: RateLimiter
+    let phoneCodesPerNumber: RateLimiter
+    let phoneCodesPerAddress: RateLimiter
     /// Mails (verification, reset) per account and hour: past it they are silently not sent, so
     /// the answer stays the same and nobody's inbox can be flooded.
     let mailsPerAccount = RateLimiter(limit: 5, window: 3600)
     /// Told when sessions end (logout, password reset, a replayed refresh token), so open
     /// realtime connections of those devices can be closed.
     let sessionEndObservers = Mutex<[@Sendable (SessionsEnded) -> Void]>([])
+    /// Told (and awaited) when an account is created for a phone number, so that what already
+    /// names that number (quotes) can point at it before sign-up answers.
+    let phoneJoinObservers = Mutex<[@Sendable (UserID, String) async throws -> Void]>([])
 
     public init(
-        store: any AccountStore, files: FileStore, mail: any MailTransport, tokens: AccessTokens,
+        store: any AccountStore, files: FileStore, mail: any MailTransport, sms: any SMSTransport, tokens: AccessTokens,
         clock: any WallClock, settings: AccountSettings, logger: Logger
     ) {
         self.store = store
         self.files = files
         self.mail = mail
+        self.sms = sms
         self.tokens = tokens
         self.hasher = PasswordHasher(cost: settings.bcryptCost)
         self.clock = clock
@@ -44,6 +52,8 @@ public final class AccountService: Sendable {
         self.attemptsPerAddress = RateLimiter(limit: settings.loginAttemptsPerAddress, window: settings.loginWindow)
         self.registrationsPerAddress = RateLimiter(limit: settings.registrationsPerAddressPerHour, window: 3600)
         self.registrations = RateLimiter(limit: settings.registrationsPerHour, window: 3600)
+        self.phoneCodesPerNumber = RateLimiter(limit: settings.phoneCodesPerNumberPerHour, window: 3600)
+        self.phoneCodesPerAddress = RateLimiter(limit: settings.phoneCodesPerAddressPerHour, window: 3600)
     }
 
     /// What a new user fills in.
@@ -97,7 +107,7 @@ public final class AccountService: Sendable {
         if try await store.user(email: email) != nil { throw AccountErrors.emailTaken }
         let avatarHash = try form.avatar.map { try storeAvatar($0) }
         let user = UserRecord(
-            id: .generate(), email: email, name: name, status: "", passwordHash: try await hasher.hash(form.password),
+            id: .generate(), email: email, phoneNumber: nil, name: name, status: "", passwordHash: try await hasher.hash(form.password),
             dateOfBirth: form.dateOfBirth, avatarHash: avatarHash?.hex, emailVerifiedAt: nil, createdAt: now, updatedAt: now)
         try await store.insertUser(user)
         logger.info("registered", metadata: ["user": "\(user.id)"])

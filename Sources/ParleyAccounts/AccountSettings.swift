@@ -27,6 +27,15 @@ public struct AccountSettings: Sendable {
     /// Login attempts allowed per client address within `loginWindow`.
     public var loginAttemptsPerAddress: Int
     public var loginWindow: TimeInterval
+    /// Sign-up by phone: how long a texted code lives, how many wrong tries lock it, and how
+    /// many codes go to one number, and from one client address, per hour.
+    public var phoneCodeLifetime: TimeInterval = 600
+    public var phoneCodeAttempts = 5
+    public var phoneCodesPerNumberPerHour = 5
+    public var phoneCodesPerAddressPerHour = 20
+    /// The country calling code a number written without one is read in (`"1"`, `"44"`); nil:
+    /// numbers must start with `+` or `00`.
+    public var defaultCountryCode: String?
 
     public init(
         publicBaseURL: String = "http://127.0.0.1:8080",

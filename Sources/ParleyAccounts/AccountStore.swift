@@ -4,10 +4,14 @@ import ParleyCore
 /// What Accounts needs from storage. `SQLAccountStore` serves it over SQLite or PostgreSQL.
 public protocol AccountStore: Sendable {
     // Users
-    /// Inserts a user; throws `email_taken` when the normalised address is already registered.
+    /// Inserts a user; throws `email_taken` when the normalised address is already registered,
+    /// `phone_taken` when its phone number is.
     func insertUser(_ user: UserRecord) async throws
     func user(id: UserID) async throws -> UserRecord?
+    /// The account signed up with this e-mail address (never one signed up by phone).
     func user(email: String) async throws -> UserRecord?
+    /// The account signed up with this E.164 number.
+    func user(phoneNumber: String) async throws -> UserRecord?
     func users(ids: [UserID]) async throws -> [UserRecord]
     func updateProfile(id: UserID, name: String?, status: String?, at: Date) async throws
     func setAvatar(id: UserID, hash: String, at: Date) async throws
@@ -37,6 +41,13 @@ public protocol AccountStore: Sendable {
     func insertEmailToken(_ token: EmailTokenRecord, replacingPurposeTokens: Bool) async throws
     /// Atomically marks the token used and returns it, if it exists, is unused and unexpired.
     func consumeEmailToken(digest: String, purpose: EmailTokenRecord.Purpose, at: Date) async throws -> EmailTokenRecord?
+
+    // Phone codes
+    /// Stores a code for its number, replacing the one sent before.
+    func insertPhoneCode(_ code: PhoneCodeRecord) async throws
+    /// Atomically checks a code for a number: spends it when right, counts an attempt when wrong,
+    /// refuses it once `maxAttempts` wrong ones were made.
+    func checkPhoneCode(phoneNumber: String, digest: String, at: Date, maxAttempts: Int) async throws -> PhoneCodeCheck
 }
 
 /// Where a refresh token stood when it was presented.

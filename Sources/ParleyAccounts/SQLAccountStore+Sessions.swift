@@ -108,4 +108,35 @@ extension SQLAccountStore {
                         token.digest, token.sessionID.rawValue, token.issuedAt.storageMillis, token.expiresAt.storageMillis,
                         token.spentAt?.storageMillis)
     }
+
+    public func insertPhoneCode(_ code: PhoneCodeRecord) async throws {
+        try await database.write { sql in
+            // A new code replaces the number's last one, attempts and all: sending is rate limited.
+            try sql.execute("""
+                INSERT INTO phone_codes (phone_number, digest, expires_at, attempts, used_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (phone_number) DO UPDATE SET digest = excluded.digest, expires_at = excluded.expires_at,
+                  attempts = excluded.attempts, used_at = excluded.used_at
+                """, code.phoneNumber, code.digest, code.expiresAt.storageMillis, code.attempts, code.usedAt?.storageMillis)
+        }
+    }
+
+    public func checkPhoneCode(phoneNumber: String, digest: String, at now: Date, maxAttempts: Int) async throws -> PhoneCodeCheck {
+        try await database.write { sql in
+            guard let row = try sql.first("""
+                SELECT digest, expires_at, attempts, used_at FROM phone_codes WHERE phone_number = ?
+                """, phoneNumber)
+            else { return .unknown }
+            let attempts = try row.decode(column: "attempts", as: Int.self)
+            guard try row.decode(column: "used_at", as: Int64?.self) == nil,
+                  try row.decode(column: "expires_at", as: Int64.self) > now.storageMillis
+            else { return .unknown }
+            if attempts >= maxAttempts { return .locked }
+            guard try row.decode(column: "digest", as: String.self) == digest else {
+                try sql.execute("UPDATE phone_codes SET attempts = attempts + 1 WHERE phone_number = ?", phoneNumber)
+                return .wrong(locked: attempts + 1 >= maxAttempts)
+            }
+            try sql.execute("UPDATE phone_codes SET used_at = ? WHERE phone_number = ?", now.storageMillis, phoneNumber)
+            return .accepted
+        }
+    }
 }

@@ -9,13 +9,19 @@ public struct SQLAccountStore: AccountStore {
     public init(database: Database) { self.database = database }
 
     static let userColumns = """
-        SELECT id, email, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at, created_at, updated_at FROM users
+        SELECT id, email, phone_number, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at, created_at, updated_at FROM users
         """
 
+    /// What the NOT NULL UNIQUE "email" column holds for an account signed up by phone (see
+    /// accounts.3). No e-mail lookup can match it: those ask for rows without a phone number.
+    static func phonePlaceholder(_ phoneNumber: String) -> String { "phone:" + phoneNumber }
+
     static func decodeUser(_ row: Row) throws -> UserRecord {
-        UserRecord(
+        let phoneNumber = try row.decode(column: "phone_number", as: String?.self)
+        return UserRecord(
             id: UserID(rawValue: try row.decode(column: "id", as: String.self)),
-            email: try row.decode(column: "email", as: String.self),
+            email: phoneNumber == nil ? try row.decode(column: "email", as: String.self) : nil,
+            phoneNumber: phoneNumber,
             name: try row.decode(column: "name", as: String.self),
             status: try row.decode(column: "status", as: String.self),
             passwordHash: try row.decode(column: "password_hash", as: String.self),
@@ -32,12 +38,16 @@ public struct SQLAccountStore: AccountStore {
 
     public func insertUser(_ user: UserRecord) async throws {
         try await database.write { sql in
-            if try sql.first("SELECT id FROM users WHERE email = ?", user.email) != nil { throw AccountErrors.emailTaken }
+            if let phone = user.phoneNumber {
+                if try sql.first("SELECT id FROM users WHERE phone_number = ?", phone) != nil { throw AccountErrors.phoneTaken }
+            } else if try sql.first("SELECT id FROM users WHERE email = ?", user.email ?? "") != nil {
+                throw AccountErrors.emailTaken
+            }
             try sql.execute("""
-                INSERT INTO users (id, email, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at,
+                INSERT INTO users (id, email, phone_number, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at,
                   created_at, updated_at, name_key)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, user.id.rawValue, user.email, user.name, user.status, user.passwordHash, user.dateOfBirth, user.avatarHash,
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, user.id.rawValue, user.email ?? Self.phonePlaceholder(user.phoneNumber ?? ""), user.phoneNumber, user.name, user.status, user.passwordHash, user.dateOfBirth, user.avatarHash,
                 user.emailVerifiedAt?.storageMillis, user.createdAt.storageMillis, user.updatedAt.storageMillis, Self.nameKey(user.name))
         }
     }
@@ -50,7 +60,13 @@ public struct SQLAccountStore: AccountStore {
 
     public func user(email: String) async throws -> UserRecord? {
         try await database.read { sql in
-            try sql.first("\(Self.userColumns) WHERE email = ?", email).map(Self.decodeUser)
+            try sql.first("\(Self.userColumns) WHERE email = ? AND phone_number IS NULL", email).map(Self.decodeUser)
+        }
+    }
+
+    public func user(phoneNumber: String) async throws -> UserRecord? {
+        try await database.read { sql in
+            try sql.first("\(Self.userColumns) WHERE phone_number = ?", phoneNumber).map(Self.decodeUser)
         }
     }
 
@@ -138,7 +154,7 @@ public struct SQLAccountStore: AccountStore {
         binds.append(.integer(Int64(limit)))
         return try await database.read { [binds, conditions] sql in
             try sql.query("""
-                \(Self.userColumns) WHERE (\(name) OR email = ?) AND id <> ? AND email_verified_at IS NOT NULL\(conditions)
+                \(Self.userColumns) WHERE (\(name) OR (email = ? AND phone_number IS NULL)) AND id <> ? AND email_verified_at IS NOT NULL\(conditions)
                 ORDER BY name_key, id LIMIT ?
                 """, binding: binds).map(Self.decodeUser)
         }

@@ -5,7 +5,10 @@ import ParleyCore
 /// (e-mail only to its owner, never the password hash).
 public struct UserRecord: Sendable, Equatable {
     public var id: UserID
-    public var email: String
+    /// Nil for an account signed up by phone number.
+    public var email: String?
+    /// E.164; nil for an account signed up by e-mail.
+    public var phoneNumber: String?
     public var name: String
     public var status: String
     public var passwordHash: String
@@ -16,11 +19,12 @@ public struct UserRecord: Sendable, Equatable {
     public var updatedAt: Date
 
     public init(
-        id: UserID, email: String, name: String, status: String, passwordHash: String, dateOfBirth: String,
+        id: UserID, email: String?, phoneNumber: String? = nil, name: String, status: String, passwordHash: String, dateOfBirth: String,
         avatarHash: String?, emailVerifiedAt: Date?, createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.email = email
+        self.phoneNumber = phoneNumber
         self.name = name
         self.status = status
         self.passwordHash = passwordHash
@@ -31,6 +35,8 @@ public struct UserRecord: Sendable, Equatable {
         self.updatedAt = updatedAt
     }
 
+    /// Whether the account's sign-in identity was proven: the mailed link followed, or (set at
+    /// sign-up, which needs it) the SMS code entered.
     public var isVerified: Bool { emailVerifiedAt != nil }
 }
 
@@ -89,4 +95,34 @@ public struct EmailTokenRecord: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.usedAt = usedAt
     }
+}
+
+/// A code texted to a phone number to prove it, known only by its digest. Single use, short-lived,
+/// and locked after `maxAttempts` wrong guesses.
+public struct PhoneCodeRecord: Sendable, Equatable {
+    public var phoneNumber: String
+    public var digest: String
+    public var expiresAt: Date
+    public var attempts: Int
+    public var usedAt: Date?
+
+    public init(phoneNumber: String, digest: String, expiresAt: Date, attempts: Int = 0, usedAt: Date? = nil) {
+        self.phoneNumber = phoneNumber
+        self.digest = digest
+        self.expiresAt = expiresAt
+        self.attempts = attempts
+        self.usedAt = usedAt
+    }
+}
+
+/// What became of a code presented for a number.
+public enum PhoneCodeCheck: Sendable, Equatable {
+    /// Right, live and unlocked: now spent.
+    case accepted
+    /// No live code for the number (never sent, expired or already used).
+    case unknown
+    /// Wrong; it counted as one attempt (`locked` when that was the last one allowed).
+    case wrong(locked: Bool)
+    /// Too many wrong attempts before: refused even when right.
+    case locked
 }

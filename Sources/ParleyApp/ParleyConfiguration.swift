@@ -68,6 +68,19 @@ public struct ParleyConfiguration: Sendable {
     /// Bearer token of `/admin/…` and `/metrics`. Empty: generated once into `<data>/admin-token`.
     public var adminToken = ""
     public var mail = Mail()
+    public var sms = SMS()
+    /// Sign-up by phone: a code's lifetime, wrong tries before it locks, codes per number and
+    /// per client address per hour, and the country code of numbers written without one.
+    public var phoneCodeSeconds = 600
+    public var phoneCodeAttempts = 5
+    public var phoneCodesPerNumberPerHour = 5
+    public var phoneCodesPerAddressPerHour = 20
+    public var phoneDefaultCountryCode = ""
+    /// The longest quote, in characters (what the app counts down from).
+    public var quoteMaxLength = 280
+    /// Search reads every quote of someone who may see at most this many, and the trigram index
+    /// for anyone who may see more.
+    public var quoteSearchScanLimit = 2000
     public var turn = TURN()
     public var push = Push()
     public var logLevel = "info"
@@ -105,6 +118,19 @@ public struct ParleyConfiguration: Sendable {
         public var smtpPassword = ""
         public var smtpCAFile = ""
         public var smtpVerifyCertificate = true
+
+        public init() {}
+    }
+
+    /// Text messages (sign-in codes): `outbox` (files in the data folder) or `http` (an SMS
+    /// provider speaking the Messages API of `HTTPSMSTransport`).
+    public struct SMS: Sendable {
+        public var transport = "outbox"
+        public var outboxDirectory = ""
+        public var httpURL = ""
+        public var httpAccountID = ""
+        public var httpAuthToken = ""
+        public var httpFrom = ""
 
         public init() {}
     }
@@ -189,6 +215,19 @@ public struct ParleyConfiguration: Sendable {
         mail.smtpPassword = config.string(forKey: "mail.smtp.password", isSecret: true, default: d.mail.smtpPassword)
         mail.smtpCAFile = config.string(forKey: "mail.smtp.caFile", default: d.mail.smtpCAFile)
         mail.smtpVerifyCertificate = config.bool(forKey: "mail.smtp.verifyCertificate", default: d.mail.smtpVerifyCertificate)
+        sms.transport = config.string(forKey: "sms.transport", default: d.sms.transport)
+        sms.outboxDirectory = config.string(forKey: "sms.outbox.directory", default: d.sms.outboxDirectory)
+        sms.httpURL = config.string(forKey: "sms.http.url", default: d.sms.httpURL)
+        sms.httpAccountID = config.string(forKey: "sms.http.accountId", default: d.sms.httpAccountID)
+        sms.httpAuthToken = config.string(forKey: "sms.http.authToken", isSecret: true, default: d.sms.httpAuthToken)
+        sms.httpFrom = config.string(forKey: "sms.http.from", default: d.sms.httpFrom)
+        phoneCodeSeconds = config.int(forKey: "auth.phone.codeSeconds", default: d.phoneCodeSeconds)
+        phoneCodeAttempts = config.int(forKey: "auth.phone.codeAttempts", default: d.phoneCodeAttempts)
+        phoneCodesPerNumberPerHour = config.int(forKey: "auth.phone.codesPerNumberPerHour", default: d.phoneCodesPerNumberPerHour)
+        phoneCodesPerAddressPerHour = config.int(forKey: "auth.phone.codesPerAddressPerHour", default: d.phoneCodesPerAddressPerHour)
+        phoneDefaultCountryCode = config.string(forKey: "auth.phone.defaultCountryCode", default: d.phoneDefaultCountryCode)
+        quoteMaxLength = config.int(forKey: "quotes.maxLength", default: d.quoteMaxLength)
+        quoteSearchScanLimit = config.int(forKey: "quotes.searchScanLimit", default: d.quoteSearchScanLimit)
         push.keyFile = config.string(forKey: "push.apns.keyFile", default: d.push.keyFile)
         push.keyID = config.string(forKey: "push.apns.keyId", default: d.push.keyID)
         push.teamID = config.string(forKey: "push.apns.teamId", default: d.push.teamID)

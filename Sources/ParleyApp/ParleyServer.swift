@@ -13,6 +13,8 @@ import ParleyRelay
 import ParleyHTTP
 import ParleyMail
 import ParleyPush
+import ParleyQuotes
+import ParleySMS
 import ParleyStorage
 import ParleyStories
 import NIOSSL
@@ -27,12 +29,14 @@ public enum ParleyServer {
         public let friends: FriendService
         public let chat: ChatService
         public let stories: StoryService
+        public let quotes: QuoteService
         public let relay: MediaRelay
         public let calls: CallService
         public let events: EventLog
         public let gateway: RealtimeGateway
         public let router: Router<ParleyRequestContext>
         public let mailTransport: any MailTransport
+        public let smsTransport: any SMSTransport
         /// Nil when APNs is not configured.
         public let push: PushDispatcher?
         public let pushStore: PushStore
@@ -54,10 +58,11 @@ public enum ParleyServer {
         }
         let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
         try await Migrator(database: database, logger: logger)
-            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all
+            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all + QuoteMigrations.all
                  + CallMigrations.all + PushMigrations.all, now: clock.now().storageMillis)
 
         let mail = try MailSetup.transport(config, logger: logger)
+        let sms = try SMSSetup.transport(config, logger: logger)
         let publicBaseURL = config.effectivePublicBaseURL
         var settings = AccountSettings(
             publicBaseURL: publicBaseURL,
@@ -73,11 +78,16 @@ public enum ParleyServer {
         settings.unverifiedAccountLifetime = TimeInterval(max(config.unverifiedAccountDays, 1)) * 86_400
         settings.registrationsPerAddressPerHour = max(config.registrationsPerAddressPerHour, 1)
         settings.registrationsPerHour = max(config.registrationsPerHour, 1)
+        settings.phoneCodeLifetime = TimeInterval(max(config.phoneCodeSeconds, 30))
+        settings.phoneCodeAttempts = max(config.phoneCodeAttempts, 1)
+        settings.phoneCodesPerNumberPerHour = max(config.phoneCodesPerNumberPerHour, 1)
+        settings.phoneCodesPerAddressPerHour = max(config.phoneCodesPerAddressPerHour, 1)
+        settings.defaultCountryCode = config.phoneDefaultCountryCode.isEmpty ? nil : config.phoneDefaultCountryCode
         let secret = try config.jwtSecret.isEmpty ? SecretFile.load(dataDirectory + "/jwt-secret") : config.jwtSecret
         let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
         let accounts = AccountService(
             store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
-            mail: mail, tokens: tokens, clock: clock, settings: settings, logger: logger)
+            mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger)
 
         let events = EventLog(database: database, hub: EventHub(), clock: clock, retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
         // A device whose session ends (logout, password reset) loses its realtime connections at once.
@@ -98,6 +108,9 @@ public enum ParleyServer {
             files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
                                    clock: clock, logger: logger)
+        let quotes = QuoteService(store: SQLQuoteStore(database: database, scanLimit: config.quoteSearchScanLimit), clock: clock, maxLength: max(config.quoteMaxLength, 1), logger: logger)
+        // Someone who joins with a number that quotes name sees them, and is shown by their name.
+        accounts.onPhoneJoined { user, number in try await quotes.joined(user, phoneNumber: number) }
         let relay = try await MediaRelay.start(
             configuration: RelayConfiguration(host: config.mediaHost, port: config.mediaPort,
                                               announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress,
@@ -117,7 +130,7 @@ public enum ParleyServer {
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,
                                                       maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1)))
         var dependencies = HTTPDependencies(
-            accounts: accounts, friends: friends, chat: chat, stories: stories, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
+            accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
         dependencies.iceServers = iceServers
         dependencies.trustedProxies = try TrustedProxies(config.trustedProxies)
@@ -144,8 +157,8 @@ public enum ParleyServer {
         }
         let router = ParleyRouter.build(dependencies)
         return Parts(
-            database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, relay: relay, calls: calls, events: events, gateway: gateway, router: router,
-            mailTransport: mail, push: push, pushStore: pushStore, tls: try ServerTLS.configuration(config))
+            database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, relay: relay, calls: calls, events: events, gateway: gateway, router: router,
+            mailTransport: mail, smsTransport: sms, push: push, pushStore: pushStore, tls: try ServerTLS.configuration(config))
     }
 
     /// The runnable application: HTTP server plus the services that stop with it.

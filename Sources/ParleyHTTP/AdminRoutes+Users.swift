@@ -60,7 +60,7 @@ extension AdminRoutes {
         let created = try await accounts.createVerifiedUsers(wanted)
         try await befriendNew(created.map(\.id), befriend)
         context.logger.notice("admin created users", metadata: ["count": "\(created.count)", "befriend": "\(befriend.rawValue)"])
-        var users = created.map { Created.User(id: $0.id.rawValue, email: $0.email) }
+        var users = created.map { Created.User(id: $0.id.rawValue, email: $0.email ?? "") }
         if body.sessions == true {
             let grants = try await accounts.openSeededSessions(for: created, deviceName: "seeded")
             for (index, grant) in grants.enumerated() {

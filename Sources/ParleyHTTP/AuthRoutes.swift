@@ -23,7 +23,13 @@ struct AuthRoutes {
             }
         }
     }
-    struct LoginBody: Decodable { let email: String; let password: String; let deviceName: String? }
+    /// `email` or `phoneNumber`, exactly one.
+    struct LoginBody: Decodable { let email: String?; let phoneNumber: String?; let password: String; let deviceName: String? }
+    struct PhoneCodeBody: Decodable { let phoneNumber: String }
+    struct PhoneCodeSent: ResponseEncodable { let phoneNumber: String; let expiresIn: Int }
+    struct PhoneRegisterBody: Decodable {
+        let phoneNumber: String; let code: String; let password: String; let firstName: String; let lastName: String; let deviceName: String?
+    }
     struct RefreshBody: Decodable { let refreshToken: String }
     struct LogoutBody: Decodable { let refreshToken: String? }
     struct ResetConfirmBody: Decodable { let token: String; let newPassword: String }
@@ -44,6 +50,8 @@ struct AuthRoutes {
         group.post("verify/confirm", use: confirmPage)
         group.post("resend-verification", use: resendVerification)
         group.post("login", use: login)
+        group.post("phone/code", use: phoneCode)
+        group.post("phone/register", use: phoneRegister)
         group.post("refresh", use: refresh)
         group.post("logout", use: logout)
         group.post("password-reset", use: requestReset)
@@ -107,7 +115,7 @@ struct AuthRoutes {
         do {
             let user = try await accounts.verifyEmail(token: token)
             return VerificationPage.response(status: .ok, title: "Address verified",
-                                             message: "\(user.email) is verified. You can go back to the app and log in.")
+                                             message: "\(user.email ?? "") is verified. You can go back to the app and log in.")
         } catch let error as ParleyError where error.code == AccountErrors.invalidToken.code {
             return VerificationPage.response(status: .badRequest, title: "Link expired",
                                              message: "This link was already used or has expired. Ask the app to send a new one.")
@@ -129,9 +137,33 @@ struct AuthRoutes {
 
     func login(_ request: Request, context: ParleyRequestContext) async throws -> GrantBody {
         let body = try await RequestBody.json(LoginBody.self, from: request)
-        let grant = try await accounts.login(
-            email: body.email, password: body.password, deviceName: body.deviceName, clientAddress: context.clientAddress)
-        return present(grant)
+        switch (body.email, body.phoneNumber) {
+        case (let email?, nil):
+            return present(try await accounts.login(
+                email: email, password: body.password, deviceName: body.deviceName, clientAddress: context.clientAddress))
+        case (nil, let number?):
+            return present(try await accounts.login(
+                phoneNumber: number, password: body.password, deviceName: body.deviceName, clientAddress: context.clientAddress))
+        default:
+            throw ParleyError.badRequest("Log in with either email or phoneNumber", code: "invalid_login")
+        }
+    }
+
+    /// Texts a code that proves the number, for `phone/register`.
+    func phoneCode(_ request: Request, context: ParleyRequestContext) async throws -> EditedResponse<PhoneCodeSent> {
+        let body = try await RequestBody.json(PhoneCodeBody.self, from: request)
+        let number = try accounts.normalizePhoneNumber(body.phoneNumber)
+        let lifetime = try await accounts.requestPhoneCode(phoneNumber: number.e164, clientAddress: context.clientAddress)
+        return EditedResponse(status: .accepted, response: PhoneCodeSent(phoneNumber: number.e164, expiresIn: lifetime))
+    }
+
+    /// Signs up with a number, its texted code, a password and a name; signs this device in.
+    func phoneRegister(_ request: Request, context: ParleyRequestContext) async throws -> EditedResponse<GrantBody> {
+        let body = try await RequestBody.json(PhoneRegisterBody.self, from: request)
+        let grant = try await accounts.registerPhone(.init(
+            phoneNumber: body.phoneNumber, code: body.code, password: body.password, firstName: body.firstName,
+            lastName: body.lastName, deviceName: body.deviceName), clientAddress: context.clientAddress)
+        return EditedResponse(status: .created, response: present(grant))
     }
 
     func refresh(_ request: Request, context: ParleyRequestContext) async throws -> GrantBody {

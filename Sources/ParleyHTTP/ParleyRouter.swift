@@ -5,6 +5,7 @@ import ParleyChat
 import ParleyCore
 import ParleyFriends
 import ParleyPush
+import ParleyQuotes
 import ParleyStories
 
 /// Everything the HTTP edge needs from the layers below.
@@ -13,6 +14,7 @@ public struct HTTPDependencies: Sendable {
     public var friends: FriendService
     public var chat: ChatService
     public var stories: StoryService
+    public var quotes: QuoteService
     public var echo: EchoCalls
     public var calls: CallService
     public var maxUploadBytes: Int
@@ -32,7 +34,7 @@ public struct HTTPDependencies: Sendable {
     public var trustedProxies = TrustedProxies.none
 
     public init(
-        accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, echo: EchoCalls, calls: CallService, publicBaseURL: String, maxAvatarBytes: Int,
+        accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, quotes: QuoteService, echo: EchoCalls, calls: CallService, publicBaseURL: String, maxAvatarBytes: Int,
         maxUploadBytes: Int,
         health: @escaping @Sendable () async -> Bool
     ) {
@@ -40,6 +42,7 @@ public struct HTTPDependencies: Sendable {
         self.friends = friends
         self.chat = chat
         self.stories = stories
+        self.quotes = quotes
         self.echo = echo
         self.calls = calls
         self.maxUploadBytes = maxUploadBytes
@@ -89,6 +92,7 @@ public enum ParleyRouter {
         CallRoutes(echo: deps.echo, calls: deps.calls, iceServers: deps.iceServers, accounts: deps.accounts, users: users).add(to: router.group("v1/calls").add(middleware: auth))
         StoryRoutes(stories: deps.stories, chat: deps.chat, accounts: deps.accounts, users: users)
             .add(to: router.group("v1/stories").add(middleware: auth))
+        QuoteRoutes(quotes: deps.quotes, accounts: deps.accounts).add(to: router.group("v1/quotes").add(middleware: auth))
         ChatRoutes(chat: deps.chat, stories: deps.stories, accounts: deps.accounts, users: users, maxUploadBytes: deps.maxUploadBytes).add(
             dialogs: router.group("v1/dialogs").add(middleware: auth), attachments: router.group("v1/attachments").add(middleware: mediaAuth))
         let adminOnly = AdminTokenMiddleware(token: deps.operations.adminToken)

@@ -3,11 +3,12 @@ import Hummingbird
 import ParleyAccounts
 import ParleyCore
 
-/// `user` as API.md shows it: e-mail only to its owner.
+/// `user` as API.md shows it: e-mail and phone number only to their owner.
 struct UserBody: ResponseEncodable {
     let id: String
     let name: String
     let email: String?
+    let phoneNumber: String?
     let status: String
     let avatarUrl: String?
     let createdAt: String
@@ -23,7 +24,8 @@ struct UserPresenter: Sendable {
     /// status (in members, story viewers, call history), and is not told why.
     func body(_ user: UserRecord, viewer: UserID?, relationship: Relationship = .none, blockedViewer: Bool = false) -> UserBody {
         UserBody(
-            id: user.id.rawValue, name: user.name, email: viewer == user.id ? user.email : nil, status: blockedViewer ? "" : user.status,
+            id: user.id.rawValue, name: user.name, email: viewer == user.id ? user.email : nil,
+            phoneNumber: viewer == user.id ? user.phoneNumber : nil, status: blockedViewer ? "" : user.status,
             avatarUrl: blockedViewer ? nil : user.avatarHash.map { "\(publicBaseURL)/v1/avatars/\($0)" },
             createdAt: WireTime.string(user.createdAt), relationship: relationship)
     }

@@ -171,11 +171,13 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
     }
 }
 
-/// The stand-in's stdout as lines; one command and its answer at a time.
-private actor ControlLines {
+/// A stand-in's stdout as lines; one command and its answer at a time.
+actor ControlLines {
     private let lines: AsyncStream<String>
+    private let who: String
 
-    init(stdout: FileHandle) {
+    init(stdout: FileHandle, who: String = "the APNs stand-in") {
+        self.who = who
         let (stream, continuation) = AsyncStream<String>.makeStream()
         let buffer = LineBuffer()
         drain(stdout,
@@ -190,11 +192,11 @@ private actor ControlLines {
     }
 
     func next(timeout: Duration, log: OutputLog) async throws -> String {
-        let stream = lines
+        let stream = lines, who = self.who
         let line: String? = try await withThrowingTaskGroup(of: String?.self) { group in
             group.addTask {
                 var iterator = stream.makeAsyncIterator()
-                guard let line = await iterator.next() else { throw ChildProcessError.exited("the APNs stand-in", log.text) }
+                guard let line = await iterator.next() else { throw ChildProcessError.exited(who, log.text) }
                 return line
             }
             group.addTask {
@@ -205,7 +207,7 @@ private actor ControlLines {
             group.cancelAll()
             return first
         }
-        guard let line else { throw ChildProcessError.timedOut("the APNs stand-in", log.text) }
+        guard let line else { throw ChildProcessError.timedOut(who, log.text) }
         return line
     }
 }

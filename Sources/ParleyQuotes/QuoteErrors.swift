@@ -1,0 +1,24 @@
+import ParleyCore
+
+/// The stable codes Quotes answers with.
+public enum QuoteErrors {
+    public static let notFound = ParleyError(.notFound, code: "quote_not_found", "No such quote")
+    public static func invalidText(_ limit: Int) -> ParleyError {
+        .rule("invalid_text", "A quote is 1 to \(limit) characters")
+    }
+    public static let invalidPhoneNumber = ParleyError.rule(
+        "invalid_phone_number", "That is not a phone number: write it with its country code, like +14155552671")
+    public static let invalidName = ParleyError.rule("invalid_name", "A name is 1 to \(QuoteRules.maxNameLength) characters")
+    public static let noHearers = ParleyError.rule(
+        "invalid_hearers", "A quote is heard by 1 to \(QuoteRules.maxHearers) people, each once, and not by the one who said it")
+    public static let tooManyContacts = ParleyError.rule("too_many_contacts", "At most \(QuoteRules.maxContactsPerCall) contacts at a time")
+    public static let invalidCursor = ParleyError.badRequest("The cursor is not one this server gave", code: "invalid_cursor")
+}
+
+/// Pure rules for quotes.
+public enum QuoteRules {
+    public static let maxNameLength = 64
+    public static let maxHearers = 50
+    public static let maxContactsPerCall = 2000
+    public static let maxQueryLength = 100
+}
