@@ -25,11 +25,17 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        // OTLP over HTTP only: the gRPC exporter would bring grpc-swift into every build.
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Shared vocabulary: typed ids, the error every edge turns into `{"error":{code,message}}`, clocks.
         .target(name: "ParleyCore", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
         ]),
 
         // The realtime protocol: every event in one catalogue, every command decoded once, one encoder;
@@ -67,6 +73,7 @@ let package = Package(
         // The media relay: one UDP port, ICE-lite, DTLS-SRTP, SRTP forwarding (SFU for 1:1 calls).
         .target(name: "ParleyRelay", dependencies: [
             "ParleyCore", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS", "CParleyUDP",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -80,6 +87,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "ParleyMail", dependencies: [
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -113,6 +121,7 @@ let package = Package(
 
         .target(name: "ParleyChat", dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyFiles", "ParleyFriends",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -130,6 +139,8 @@ let package = Package(
         // Calls: the signalling state machine over the relay, and the echo test call.
         .target(name: "ParleyCalls", dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRelay", "ParleyFriends", "ParleyChat",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
             .product(name: "Crypto", package: "swift-crypto"),   // TURN credentials (HMAC-SHA1)
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -148,6 +159,7 @@ let package = Package(
         // Per-user numbered events: stored, then delivered to live connections.
         .target(name: "ParleyRealtime", dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyStorage",
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 
@@ -155,6 +167,8 @@ let package = Package(
         .target(name: "ParleyHTTP", dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyQuotes", "ParleyCalls", "ParleyFiles", "ParleyPush",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "CoreMetrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
 
         .target(name: "ParleyGateway", dependencies: [
@@ -162,6 +176,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            .product(name: "Tracing", package: "swift-distributed-tracing"),
         ]),
 
         // Wiring: configuration, services, lifecycle.
@@ -172,6 +187,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "OTel", package: "swift-otel"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
@@ -213,7 +229,10 @@ let package = Package(
         ], path: "Tests/ParleyTestSupport"),
         .testTarget(name: "ParleyFilesTests", dependencies: ["ParleyFiles", "ParleyTestSupport"]),
         .testTarget(name: "ParleyCodecsTests", dependencies: ["ParleyCodecs"]),
-        .testTarget(name: "ParleyCallsTests", dependencies: ["ParleyCalls", "ParleyProtocol", "ParleyRelay"]),
+        .testTarget(name: "ParleyCallsTests", dependencies: [
+            "ParleyCalls", "ParleyProtocol", "ParleyRelay",
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+        ]),
         .testTarget(name: "ParleyProtocolTests", dependencies: ["ParleyProtocol"]),
         .testTarget(name: "ParleyPushTests", dependencies: [
             "ParleyPush", "ParleyCore", "ParleyProtocol", "ParleyTestSupport",
@@ -232,6 +251,7 @@ let package = Package(
             "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleySMS", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
             "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRealtime", "ParleySTUN",
             .product(name: "Crypto", package: "swift-crypto"),   // MD5 of TURN's long-term key in the coturn tests
+            .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),

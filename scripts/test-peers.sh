@@ -20,6 +20,9 @@ fi
 if ! .venv/bin/python -c "import h2, cryptography" 2>/dev/null; then
   .venv/bin/pip install -q --disable-pip-version-check "h2==4.4.1" "cryptography==50.0.2"   # the APNs stand-in of the push tests
 fi
+if ! .venv/bin/python -c "import opentelemetry.proto" 2>/dev/null; then
+  .venv/bin/pip install -q --disable-pip-version-check "opentelemetry-proto==1.39.1"   # the OTLP receiver of the tracing test
+fi
 # Playwright drives Debian's chromium (scripts/test.sh installs it; no browser is downloaded) in
 # the TURN call test, Tests/Peers/chromium_turn_peer.py.
 if ! .venv/bin/python -c "import playwright" 2>/dev/null; then

@@ -67,6 +67,14 @@ public struct ParleyConfiguration: Sendable {
     public var reconnectGraceSeconds = 20
     /// Bearer token of `/admin/…` and `/metrics`. Empty: generated once into `<data>/admin-token`.
     public var adminToken = ""
+    /// `host:port` of a second listener serving `/metrics` alone, without the admin token, for a
+    /// private scrape network. Empty: none (`/metrics` on the main port, behind the admin token).
+    public var metricsListen = ""
+    /// Where traces go over OTLP/HTTP (protobuf), the whole URL, e.g.
+    /// `http://collector:4318/v1/traces`. Empty: tracing off.
+    public var tracingOTLPEndpoint = ""
+    /// The `service.name` spans carry.
+    public var tracingServiceName = "parley"
     public var mail = Mail()
     public var sms = SMS()
     /// Sign-up by phone: a code's lifetime, wrong tries before it locks, codes per number and
@@ -84,6 +92,8 @@ public struct ParleyConfiguration: Sendable {
     public var turn = TURN()
     public var push = Push()
     public var logLevel = "info"
+    /// `text` (one readable line per event) or `json` (one JSON object per line, for a log shipper).
+    public var logFormat = "text"
 
     /// APNs (token-based auth with a `.p8` key). Off while `keyFile` is empty.
     public struct Push: Sendable {
@@ -192,6 +202,10 @@ public struct ParleyConfiguration: Sendable {
         maxConnectionsPerUser = config.int(forKey: "realtime.maxConnectionsPerUser", default: d.maxConnectionsPerUser)
         adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
+        logFormat = config.string(forKey: "log.format", default: d.logFormat)
+        metricsListen = config.string(forKey: "metrics.listen", default: d.metricsListen)
+        tracingOTLPEndpoint = config.string(forKey: "tracing.otlpEndpoint", default: d.tracingOTLPEndpoint)
+        tracingServiceName = config.string(forKey: "tracing.serviceName", default: d.tracingServiceName)
         mediaHost = config.string(forKey: "media.host", default: d.mediaHost)
         mediaPort = config.int(forKey: "media.port", default: d.mediaPort)
         mediaAnnouncedAddress = config.string(forKey: "media.announcedAddress", default: d.mediaAnnouncedAddress)

@@ -42,6 +42,8 @@ public enum ParleyServer {
         public let pushStore: PushStore
         /// HTTPS and WSS, when configured.
         public let tls: TLSConfiguration?
+        /// What `/admin/status` and `/metrics` read, and the metrics registry.
+        public let operations: Operations
     }
 
     public static func assemble(
@@ -56,12 +58,15 @@ public enum ParleyServer {
         guard config.databaseURL.isEmpty else {
             throw ParleyError(.internalFailure, code: "unsupported_database", "database.url is not supported yet: leave it empty for SQLite")
         }
+        // One registry per server: every layer records through it, `/metrics` writes it out.
+        let metrics = MetricsRegistry()
         let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
-        try await Migrator(database: database, logger: logger)
-            .run(AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all + QuoteMigrations.all
-                 + CallMigrations.all + PushMigrations.all, now: clock.now().storageMillis)
+        let migrator = Migrator(database: database, logger: logger)
+        let migrations = AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all
+            + QuoteMigrations.all + CallMigrations.all + PushMigrations.all
+        try await migrator.run(migrations, now: clock.now().storageMillis)
 
-        let mail = try MailSetup.transport(config, logger: logger)
+        let mail = CountingMailTransport(try MailSetup.transport(config, logger: logger), factory: metrics)
         let sms = try SMSSetup.transport(config, logger: logger)
         let publicBaseURL = config.effectivePublicBaseURL
         var settings = AccountSettings(
@@ -90,6 +95,7 @@ public enum ParleyServer {
             mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger)
 
         let events = EventLog(database: database, hub: EventHub(), clock: clock, retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
+        events.timeMessageDelivery(factory: metrics)
         // A device whose session ends (logout, password reset) loses its realtime connections at once.
         accounts.onSessionsEnded { [hub = events.hub] ended in
             switch ended {
@@ -105,7 +111,7 @@ public enum ParleyServer {
         chatSettings.messagesPerMinute = config.messagesPerMinute
         let chat = ChatService(
             store: SQLChatStore(database: database, events: events), friends: friends, events: events,
-            files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, logger: logger)
+            files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
                                    clock: clock, logger: logger)
         let quotes = QuoteService(store: SQLQuoteStore(database: database, scanLimit: config.quoteSearchScanLimit), clock: clock, maxLength: max(config.quoteMaxLength, 1), logger: logger)
@@ -118,13 +124,14 @@ public enum ParleyServer {
                                               consentTimeout: .seconds(config.mediaConsentSeconds),
                                               maxLegs: max(config.mediaMaxLegs, 2), tcpPort: config.mediaTCPPort,
                                               udpCandidates: config.mediaUDPCandidates),
-            logger: logger)
+            logger: logger, metrics: RelayMetrics(factory: metrics))
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)
         let calls = CallService(
             legs: relay, permissions: friends, recorder: StoredCallRecorder(store: SQLCallStore(database: database), chat: chat),
             events: events, timers: SystemCallTimers(clock: clock),
             settings: .init(ringTimeout: .seconds(config.ringSeconds), reconnectGrace: .seconds(config.reconnectGraceSeconds)),
-            invitesPerMinute: config.callInvitesPerMinute, restartsPerMinute: config.iceRestartsPerMinute, logger: logger)
+            invitesPerMinute: config.callInvitesPerMinute, restartsPerMinute: config.iceRestartsPerMinute,
+            metrics: CallMetrics(factory: metrics), logger: logger)
         friends.onBlock { blocker, blocked in await calls.blocked(blocked, by: blocker) }
         let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,
@@ -133,6 +140,12 @@ public enum ParleyServer {
             accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
         dependencies.iceServers = iceServers
+        dependencies.readiness = {
+            async let database = database.ping()
+            async let migrated = (try? await migrator.pending(migrations).isEmpty) ?? false
+            async let relay = relay.isReceiving()
+            return ["database": await database, "migrations": await migrated, "relay": await relay]
+        }
         dependencies.trustedProxies = try TrustedProxies(config.trustedProxies)
         dependencies.realtimeAdmits = { gateway.acceptsAnotherConnection(of: $0) }
         let pushStore = PushStore(database: database)
@@ -148,6 +161,7 @@ public enum ParleyServer {
         }
         let push = try Self.push(config, store: pushStore, events: events, accounts: accounts, chat: chat, logger: logger)
         dependencies.operations = try operations(config, database: database, hub: events.hub, relay: relay, logger: logger)
+        dependencies.operations.metrics = metrics
         dependencies.operations.calls = {
             let counts = await calls.counts()
             return CallStats(ringing: counts.ringing, active: counts.active, ended: UInt64(counts.ended))
@@ -158,7 +172,8 @@ public enum ParleyServer {
         let router = ParleyRouter.build(dependencies)
         return Parts(
             database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, relay: relay, calls: calls, events: events, gateway: gateway, router: router,
-            mailTransport: mail, smsTransport: sms, push: push, pushStore: pushStore, tls: try ServerTLS.configuration(config))
+            mailTransport: mail, smsTransport: sms, push: push, pushStore: pushStore, tls: try ServerTLS.configuration(config),
+            operations: dependencies.operations)
     }
 
     /// The runnable application: HTTP server plus the services that stop with it.
@@ -202,11 +217,13 @@ extension ParleyServer {
     /// call ends `server_shutdown` (both sides told, the record written) while the sockets are
     /// still open; then the HTTP server closes its connections (WebSockets with a close frame);
     /// then pushes drain, the relay stops, and the database closes last.
-    public static func run(_ config: ParleyConfiguration, parts: Parts, logger: Logger) async throws {
+    public static func run(_ config: ParleyConfiguration, parts: Parts, logger: Logger,
+                           observability: [any Service] = []) async throws {
         let app = application(config, parts: parts, logger: logger, lifecycle: false)
+        let scrape: [any Service] = try metricsApplication(config, parts: parts, logger: logger).map { [$0] } ?? []
         let services: [any Service] = [DatabaseCloser(database: parts.database), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
-            + [app, CallKeeper(calls: parts.calls, relay: parts.relay)]
+            + observability + scrape + [app, CallKeeper(calls: parts.calls, relay: parts.relay)]
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
@@ -275,5 +292,27 @@ enum SecretFile {
         guard FileManager.default.createFile(atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
         else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
         return secret
+    }
+}
+
+extension ParleyServer {
+    /// The listener of `metrics.listen` (`host:port`): `/metrics` without the admin token, for a
+    /// private scrape network. Nil when not configured.
+    public static func metricsApplication(
+        _ config: ParleyConfiguration, parts: Parts, logger: Logger
+    ) throws -> (some ApplicationProtocol)? {
+        guard !config.metricsListen.isEmpty else { return nil as Application<RouterResponder<ParleyRequestContext>>? }
+        guard let colon = config.metricsListen.lastIndex(of: ":"), let port = Int(config.metricsListen[config.metricsListen.index(after: colon)...]),
+              (0...65535).contains(port), colon > config.metricsListen.startIndex
+        else { throw ParleyError(.internalFailure, code: "invalid_config", "metrics.listen is host:port, e.g. 10.0.0.5:9464") }
+        let host = String(config.metricsListen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return Application(
+            router: ParleyRouter.metricsOnly(parts.operations),
+            configuration: .init(address: .hostname(host, port: port), serverName: "Parley"),
+            onServerRunning: { channel in
+                logger.notice("metrics listening", metadata: ["http": "http://\(config.metricsListen)/metrics",
+                                                             "port": "\(channel.localAddress?.port ?? port)"])
+            },
+            logger: logger)
     }
 }

@@ -140,6 +140,11 @@ public struct CallBook: Sendable {
         throw CallErrors.notInCall
     }
 
+    /// The call a relay leg belongs to, while it is in the book.
+    public func call(of leg: LegID) -> CallID? {
+        calls.first { $0.value.callerLeg == leg || $0.value.calleeLeg == leg }?.key
+    }
+
     // MARK: Legs, timers, devices
 
     /// A leg that was being made is ready. The caller's: the callee's devices ring. A leg for a

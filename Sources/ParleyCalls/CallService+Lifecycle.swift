@@ -10,6 +10,8 @@ extension CallService: DevicePresence {
             switch event.kind {
             case .dead, .failed, .closed:
                 await legLost(CallID(rawValue: event.owner))
+            case .mediaFlowing:
+                timeSetup(.firstMedia, of: CallID(rawValue: event.owner))
             case .connected:
                 break
             }

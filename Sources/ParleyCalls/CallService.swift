@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 import ParleyProtocol
 import ParleyRelay
+import Tracing
 
 /// Carries out what the `CallBook` decides: makes, pairs and releases relay legs, tells devices,
 /// runs the timers and writes the records. It decides nothing itself: every rule is in the book.
@@ -21,10 +22,15 @@ public actor CallService {
     /// ICE restarts each user may ask for per minute (`limits.iceRestartsPerMinute`): each one
     /// parses an offer and re-keys a leg's ICE, so a flood is refused before that work.
     let restartLimit: RateLimiter
+    let metrics: CallMetrics
+    /// When each call's invite arrived, and the setup steps already timed: what
+    /// `parley_call_setup_seconds` measures from. Gone when the call's record is written.
+    var setup: [CallID: CallSetup] = [:]
 
     public init(legs: any CallLegs, permissions: any CallPermissions, recorder: any CallRecorder, events: any EventPublisher,
                 timers: any CallTimers, settings: CallBook.Settings, invitesPerMinute: Int = 30, restartsPerMinute: Int = 20,
-                logger: Logger) {
+                metrics: CallMetrics = .none, logger: Logger) {
+        self.metrics = metrics
         self.inviteLimit = RateLimiter(limit: max(invitesPerMinute, 1), window: 60)
         self.restartLimit = RateLimiter(limit: max(restartsPerMinute, 1), window: 60)
         self.legs = legs
@@ -51,6 +57,7 @@ public actor CallService {
         try inviteLimit.admit(caller.rawValue, now: timers.now())
         try await permissions.requireFriendship(from: caller, to: callee)
         let id = CallID.generate()
+        let invited = CallSetup(invited: timers.now())
         switch try book.invite(id, from: caller, device: device, to: callee, media: media, at: timers.now()) {
         case .glare(let crossing):
             logger.info("calls crossed; answering the other", metadata: ["call": "\(crossing)"])
@@ -60,9 +67,13 @@ public actor CallService {
             await perform(actions)
             return Invitation(callId: id, sdp: nil, ended: .busy)
         case .placed:
+            setup[id] = invited
             let created: (LegID, answer: String)
             do {
-                created = try await legs.makeLeg(offer: sdp, call: id)
+                created = try await withSpan("relay leg") { span in
+                    span.attributes["parley.call"] = id.rawValue
+                    return try await legs.makeLeg(offer: sdp, call: id)
+                }
             } catch {
                 await perform(book.legFailed(id, at: timers.now()))
                 throw error
@@ -76,7 +87,11 @@ public actor CallService {
     /// The first of the callee's devices to answer gets the call.
     public func accept(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
         try book.checkAccept(id, by: user, device: device)
-        let (leg, answer) = try await legs.makeLeg(offer: sdp, call: id)
+        // The callee's leg joins the trace the invite started, so one call is one trace.
+        let (leg, answer) = try await withSpan("relay leg", context: setup[id]?.trace ?? .current ?? .topLevel) { span in
+            span.attributes["parley.call"] = id.rawValue
+            return try await legs.makeLeg(offer: sdp, call: id)
+        }
         let actions: [CallBook.Action]
         do {
             actions = try book.accept(id, by: user, device: device, leg: leg, at: timers.now())
@@ -129,6 +144,7 @@ public actor CallService {
             switch action {
             case .pairLegs(let a, let b):
                 await legs.pairLegs(a, b)
+                timeSetup(.accepted, of: a)
             case .releaseLeg(let leg):
                 await legs.releaseLeg(leg)
             case .startTimer(let timer, let delay):
@@ -138,10 +154,29 @@ public actor CallService {
                 running.removeValue(forKey: timer)?.cancel()
             case .announce(let event, let users, let except):
                 await events.publish(event, to: users, exceptSession: except)
+                if case .callIncoming(let incoming) = event { timeSetup(.incoming, of: CallID(rawValue: incoming.callId)) }
             case .record(let call):
                 await record(call)
+                setup[call.id] = nil
+                metrics.ended(call.answered ? "answered" : call.reason.rawValue)
             }
         }
+    }
+
+    /// Times a setup step of a call once, from its invite: a histogram sample, and a span from
+    /// the invite to the step in the call's trace.
+    func timeSetup(_ step: CallMetrics.Step, of id: CallID) {
+        guard let started = setup[id], !started.timed.contains(step) else { return }
+        setup[id]?.timed.insert(step)
+        metrics.setup(step, took: .seconds(max(0, timers.now().timeIntervalSince(started.invited))))
+        let span = startSpan("call \(step.rawValue)", context: started.trace, at: started.tracerStart)
+        span.attributes["parley.call"] = id.rawValue
+        span.end()
+    }
+
+    func timeSetup(_ step: CallMetrics.Step, of leg: LegID) {
+        guard let id = book.call(of: leg) else { return }
+        timeSetup(step, of: id)
     }
 
     func fire(_ timer: CallBook.Timer) async {

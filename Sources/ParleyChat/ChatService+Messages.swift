@@ -22,7 +22,15 @@ public struct OutgoingMessage: Sendable {
 extension ChatService {
     /// Stores the message (committed before this returns) and tells every member's devices.
     /// Sending the same clientMessageId again returns the stored message and tells nobody twice.
+    /// The time to the acknowledgement goes to `parley_message_ack_seconds`.
     public func send(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
+        let started = ContinuousClock.now
+        let view = try await commit(user, to: id, outgoing)
+        acknowledged.record(ContinuousClock.now - started)
+        return view
+    }
+
+    private func commit(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
         try messageLimit.admit(user.rawValue, now: clock.now())
         // The members once, for the membership check, a private dialog's reach and the views.
         let members = try await store.members(of: id)

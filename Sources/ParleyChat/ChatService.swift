@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import ParleyCore
@@ -17,9 +18,13 @@ public final class ChatService: Sendable {
     let logger: Logger
     /// Messages each user may send per minute (`limits.messagesPerMinute`).
     let messageLimit: RateLimiter
+    /// Send to acknowledgement (the message committed), per message.
+    let acknowledged: CoreMetrics.Timer
 
     public init(store: any ChatStore, friends: FriendService, events: any EventPublisher, files: FileStore,
-                clock: any WallClock, settings: ChatSettings, logger: Logger) {
+                clock: any WallClock, settings: ChatSettings, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+                logger: Logger) {
+        self.acknowledged = CoreMetrics.Timer(label: "parley_message_ack_seconds", factory: metrics)
         self.store = store
         self.friends = friends
         self.events = events

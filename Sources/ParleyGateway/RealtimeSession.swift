@@ -1,4 +1,5 @@
 import Foundation
+import Tracing
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -78,14 +79,22 @@ struct RealtimeSession {
             mailbox.offer(ServerFrame.failure(to: failure.id, failure.error).text)
             return
         }
+        // One span per command (a no-op unless tracing is configured); a call's later steps join
+        // the trace its invite started (CallService).
+        let span = startSpan("realtime \(frame.command.type)", ofKind: .server)
+        span.attributes["parley.command"] = frame.command.type
+        defer { span.end() }
         do {
-            if frame.command != .ping {
-                // The session may have ended (logout, password reset) since the socket opened.
-                _ = try await gateway.accounts.checkSession(principal)
+            try await ServiceContext.withValue(span.context) {
+                if frame.command != .ping {
+                    // The session may have ended (logout, password reset) since the socket opened.
+                    _ = try await gateway.accounts.checkSession(principal)
+                }
+                let reply = try await execute(frame.command, mailbox: mailbox)
+                mailbox.offer(ServerFrame.reply(to: frame.id, reply).text)
             }
-            let reply = try await execute(frame.command, mailbox: mailbox)
-            mailbox.offer(ServerFrame.reply(to: frame.id, reply).text)
         } catch let error as ParleyError {
+            span.attributes["parley.error"] = error.code
             mailbox.offer(ServerFrame.failure(to: frame.id, error).text)
             // An ended session gets nothing more on this socket, live events included: the
             // reply goes out, then the connection closes (the device logs in again).

@@ -26,9 +26,14 @@ struct AdminRoutes {
     }
 
     func metrics(_ request: Request, context: ParleyRequestContext) async throws -> Response {
-        let text = await StatusSnapshot.gather(operations).prometheusText
+        await Self.exposition(operations)
+    }
+
+    /// What was recorded through swift-metrics, with the figures read now carried in beside it.
+    static func exposition(_ operations: Operations) async -> Response {
+        operations.metrics.collect(await StatusSnapshot.gather(operations).metricFamilies)
         return Response(
-            status: .ok, headers: [.contentType: PrometheusText.contentType, .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(string: text)))
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: operations.metrics.render())))
     }
 }

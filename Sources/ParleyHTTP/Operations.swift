@@ -17,6 +17,8 @@ public struct Operations: Sendable {
     public var database: @Sendable () async -> DatabaseStatus
     /// APNs figures; `.off` unless push is configured.
     public var push: @Sendable () -> PushStats = { .off }
+    /// What every layer records through swift-metrics, and `/metrics` writes out.
+    public var metrics = MetricsRegistry()
 
     public init(
         adminToken: String,
@@ -39,7 +41,7 @@ public struct Operations: Sendable {
     }
 
     /// No admin token: the operations routes answer 401 to everyone.
-    public static let disabled = Operations(adminToken: "")
+    public static var disabled: Operations { Operations(adminToken: "") }
 }
 
 /// Live WebSocket connections, and how many distinct users they belong to.

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import ParleyAccounts
 import ParleyCalls
@@ -21,6 +22,9 @@ public struct HTTPDependencies: Sendable {
     public var publicBaseURL: String
     public var maxAvatarBytes: Int
     public var health: @Sendable () async -> Bool
+    /// Each readiness check by name (database, migrations, relay): `/health/ready` answers 200
+    /// only when all pass.
+    public var readiness: @Sendable () async -> [String: Bool] = { [:] }
     /// Figures and the admin token for `/admin/…` and `/metrics`; disabled (401) unless set.
     public var operations = Operations.disabled
     /// Whether a user may open another realtime socket (the gateway's per-user bound), for the
@@ -59,6 +63,9 @@ public enum ParleyRouter {
         let routeIndex = RouteIndex()
         // Outermost: error answers get the headers too.
         router.middlewares.add(SecurityHeadersMiddleware())
+        router.middlewares.add(HTTPMetricsMiddleware(factory: deps.operations.metrics))
+        // A span per request (a no-op unless tracing is configured, `tracing.otlpEndpoint`).
+        router.middlewares.add(TracingMiddleware())
         router.middlewares.add(ErrorMiddleware<ParleyRequestContext>(routes: routeIndex))
         router.middlewares.add(ClientAddressMiddleware(trusted: deps.trustedProxies))
         let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends)
@@ -68,6 +75,18 @@ public enum ParleyRouter {
         router.get("health") { _, _ -> Response in
             await deps.health() ? Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: #"{"status":"ok"}"#)))
                 : ParleyError(.unavailable, code: "unhealthy", "The database does not answer").errorResponse()
+        }
+        // For a load balancer or a Kubernetes readiness probe: 503 while any check fails
+        // (the database does not answer, migrations pending, the relay socket closed).
+        router.get("health/ready") { _, _ -> Response in
+            let checks = await deps.readiness()
+            let failing = checks.filter { !$0.value }.keys.sorted()
+            guard failing.isEmpty else {
+                throw ParleyError(.unavailable, code: "not_ready", "Not ready: \(failing.joined(separator: ", "))")
+            }
+            let body = try JSONEncoder().encode(Readiness(status: "ready", checks: checks))
+            return Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                            body: .init(byteBuffer: .init(bytes: body)))
         }
         // Reached only when the WebSocket upgrade did not happen.
         router.get("v1/realtime") { request, _ -> Response in
@@ -101,4 +120,20 @@ public enum ParleyRouter {
         routeIndex.load(router.routes)
         return router
     }
+}
+
+extension ParleyRouter {
+    /// `GET /metrics` alone and without the admin token, for the listener on a private scrape
+    /// network (`metrics.listen`); everything else there is 404.
+    public static func metricsOnly(_ operations: Operations) -> Router<ParleyRequestContext> {
+        let router = Router(context: ParleyRequestContext.self)
+        router.get("metrics") { _, _ in await AdminRoutes.exposition(operations) }
+        return router
+    }
+}
+
+/// What `/health/ready` answers when every check passes.
+struct Readiness: Encodable {
+    var status: String
+    var checks: [String: Bool]
 }

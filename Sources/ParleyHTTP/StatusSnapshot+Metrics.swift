@@ -1,5 +1,7 @@
-/// The `/metrics` families for a snapshot. Names follow Prometheus conventions: base units
-/// (seconds, bytes), `_total` on counters, `process_*` as the official client libraries name them.
+/// The figures `/metrics` reads at scrape time from the layers that count them (carried into
+/// the swift-prometheus registry by ``MetricsRegistry/collect(_:)``). Names follow Prometheus
+/// conventions: base units (seconds, bytes), `_total` on counters, `process_*` as the official
+/// client libraries name them.
 extension StatusSnapshot {
     public var metricFamilies: [MetricFamily] {
         typealias Sample = MetricFamily.Sample
@@ -14,7 +16,6 @@ extension StatusSnapshot {
                 Sample([Label("state", "ringing")], .count(calls.ringing)),
                 Sample([Label("state", "active")], .count(calls.active)),
             ]),
-            MetricFamily("parley_calls_ended_total", help: "Calls ended since start.", kind: .counter, value: .unsigned(calls.ended)),
             MetricFamily("parley_relay_legs", help: "Media relay legs open (one per participant's peer connection).", kind: .gauge,
                          value: .count(relay.legs)),
             MetricFamily("parley_relay_packets_total", help: "Datagrams through the media relay.", kind: .counter, samples: [
@@ -66,7 +67,4 @@ extension StatusSnapshot {
                          samples: [Sample([Label("kind", database.kind)], .integer(database.ok ? 1 : 0))]),
         ]
     }
-
-    /// The whole `/metrics` body.
-    public var prometheusText: String { PrometheusText.render(metricFamilies) }
 }

@@ -17,6 +17,23 @@ public enum ClientCommand: Sendable, Equatable {
     /// ICE restart on a live call (a network switch): a new offer with new ICE credentials.
     case callRestart(CallID, sdp: String)
 
+    /// The frame's `type`.
+    public var type: String {
+        switch self {
+        case .ping: "ping"
+        case .sync: "sync"
+        case .messageSend: "message.send"
+        case .messageRead: "message.read"
+        case .typing: "typing"
+        case .callInvite: "call.invite"
+        case .callAccept: "call.accept"
+        case .callDecline: "call.decline"
+        case .callHangup: "call.hangup"
+        case .callMedia: "call.media"
+        case .callRestart: "call.restart"
+        }
+    }
+
     /// Every command type (for the contract check against docs/openapi.yaml).
     public static let types = [
         "ping", "sync", "message.send", "message.read", "typing",

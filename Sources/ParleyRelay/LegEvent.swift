@@ -3,6 +3,8 @@ public struct LegEvent: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
         /// ICE nominated a pair and DTLS exported keys (RFC 5764 §4.2): media can flow.
         case connected(srtpProfile: String)
+        /// The first media packet from this leg went on to its partner.
+        case mediaFlowing
         /// The DTLS handshake or SRTP setup failed; the leg carries no more media.
         case failed(reason: String)
         /// The client sent close_notify (RFC 5246 §7.2.1): it hung up or closed its peer connection.

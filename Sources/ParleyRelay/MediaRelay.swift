@@ -60,12 +60,14 @@ public final class MediaRelay: Sendable {
     public static func start(configuration: RelayConfiguration = RelayConfiguration(),
                              group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
                              dtlsContext: DTLSContext? = nil,
-                             logger: Logger = Logger(label: "parley.relay")) async throws -> MediaRelay {
+                             logger: Logger = Logger(label: "parley.relay"),
+                             metrics: RelayMetrics = .none) async throws -> MediaRelay {
         let context = try dtlsContext ?? DTLSContext()
         let clientContext = try context.sibling(role: .client)
         let (events, continuation) = AsyncStream<LegEvent>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let eventLoop = group.next()
-        let engine = RelayEngine(eventLoop: eventLoop, configuration: configuration, logger: logger, events: continuation)
+        let engine = RelayEngine(eventLoop: eventLoop, configuration: configuration, logger: logger, events: continuation,
+                                  metrics: metrics)
         let socket = try RelaySocket.open(configuration, logger: logger)
         engine.output = socket
         let port = socket.port
@@ -151,6 +153,11 @@ public final class MediaRelay: Sendable {
     /// The leg's counters now; nil for an unknown leg.
     public func stats(for leg: LegID) async -> LegStats? {
         (try? await onLoop { engine in engine.stats(leg) }) ?? nil
+    }
+
+    /// Whether the media socket is open and read (false once ``shutdown()`` began).
+    public func isReceiving() async -> Bool {
+        (try? await onLoop { engine in engine.isReading }) ?? false
     }
 
     /// The relay's global counters now.

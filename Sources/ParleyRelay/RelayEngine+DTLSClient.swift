@@ -8,6 +8,7 @@ extension RelayEngine {
     func startDTLSClient(_ leg: RelayLeg, at address: PeerAddress) {
         guard leg.dtls.role == .client, leg.state == .handshaking, leg.dtlsAddress == nil else { return }
         leg.dtlsAddress = address
+        leg.dtlsStarted = .now()
         let outcome = leg.dtls.start()
         for datagram in outcome.datagrams { send(datagram, to: address) }
         logger.debug("DTLS client started", metadata: ["leg": "\(leg.id)", "address": "\(address)"])

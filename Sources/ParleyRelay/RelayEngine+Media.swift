@@ -65,6 +65,10 @@ extension RelayEngine {
         switch outcome {
         case .forward:
             forward(slot, length: length, to: target, isRTCP: false)
+            if !leg.forwardedMedia {
+                leg.forwardedMedia = true
+                events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .mediaFlowing))
+            }
         case .drop(let reason):
             drop(reason)
         }

@@ -89,6 +89,7 @@ extension RelayEngine {
         }
         leg.lastActivity = .now()
         leg.dtlsAddress = peer
+        if leg.dtlsStarted == nil { leg.dtlsStarted = .now() }
         let outcome = leg.dtls.receive(bytes)
         for datagram in outcome.datagrams { send(datagram, to: peer) }
         if let state = outcome.newState { dtlsStateChanged(leg, to: state) }
@@ -112,6 +113,7 @@ extension RelayEngine {
                 sendAddressChanged(leg, leg.path.authenticated(from: address, now: .now()))
             }
             leg.state = .connected
+            metrics.handshake("connected", took: leg.dtlsStarted.map { Duration.nanoseconds((NIODeadline.now() - $0).nanoseconds) })
             logger.info("leg connected", metadata: [
                 "leg": "\(leg.id)", "owner": "\(leg.owner)", "srtpProfile": "\(keys.profile.openSSLName)"])
             events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .connected(srtpProfile: keys.profile.openSSLName)))
@@ -141,6 +143,7 @@ extension RelayEngine {
 
     private func fail(_ leg: RelayLeg, reason: String) {
         guard leg.state != .failed else { return }
+        if leg.state == .handshaking { metrics.handshake("failed", took: nil) }
         leg.state = .failed
         leg.srtp = nil
         logger.warning("leg failed", metadata: ["leg": "\(leg.id)", "owner": "\(leg.owner)", "reason": "\(reason)"])

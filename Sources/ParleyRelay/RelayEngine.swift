@@ -24,6 +24,7 @@ final class RelayEngine: @unchecked Sendable {
     /// By every address that passed a connectivity check (RFC 8445 §7.3.1.4).
     var legsByAddress: [PeerAddress: RelayLeg] = [:]
     var counters = RelayCounters()
+    let metrics: RelayMetrics
     /// Set by ``releaseAll()`` at shutdown: no new legs after that.
     var isShutDown = false
     /// Cleared at shutdown, under the lock: the I/O thread stops after its current batch.
@@ -44,8 +45,9 @@ final class RelayEngine: @unchecked Sendable {
     static let protectionRoom = 128
 
     init(eventLoop: any EventLoop, configuration: RelayConfiguration, logger: Logger,
-         events: AsyncStream<LegEvent>.Continuation) {
+         events: AsyncStream<LegEvent>.Continuation, metrics: RelayMetrics = .none) {
         self.eventLoop = eventLoop
+        self.metrics = metrics
         self.configuration = configuration
         self.logger = logger
         self.events = events

@@ -67,6 +67,10 @@ final class RelayLeg: @unchecked Sendable {
     var decryptFailures: UInt64 = 0
     var iceRestarts: UInt64 = 0
     var lastActivity: NIODeadline?
+    /// When the first DTLS flight came or went: the start of the handshake's time.
+    var dtlsStarted: NIODeadline?
+    /// Media from this leg has been forwarded to its partner (reported once, `mediaFlowing`).
+    var forwardedMedia = false
     /// RFC 3550 reception statistics per kind (audio, video).
     var reception: [RTPReceptionStatistics] = [RTPReceptionStatistics(), RTPReceptionStatistics()]
 

@@ -22,6 +22,14 @@ public struct Migrator: Sendable {
         self.logger = logger
     }
 
+    /// The ids of `migrations` not yet applied (empty once `run` has finished).
+    public func pending(_ migrations: [Migration]) async throws -> [String] {
+        let applied = try await database.read { sql in
+            Set(try sql.query("SELECT id FROM parley_migrations").map { try $0.decode(column: "id", as: String.self) })
+        }
+        return migrations.map(\.id).filter { !applied.contains($0) }
+    }
+
     public func run(_ migrations: [Migration], now: Int64) async throws {
         try await database.write { sql in
             try sql.execute(#"CREATE TABLE IF NOT EXISTS "parley_migrations" ("id" TEXT PRIMARY KEY, "applied_at" INTEGER NOT NULL)"#)

@@ -27,13 +27,16 @@ struct ParleyCommand: AsyncParsableCommand {
         if let port { configuration.httpPort = port }
         if let data { configuration.dataDirectory = data }
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        guard ["text", "json"].contains(configuration.logFormat) else { throw ValidationError("log.format is text or json") }
+        let json = configuration.logFormat == "json"
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardOutput(label: label)
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardOutput(label: label)
             handler.logLevel = level
             return handler
         }
         let logger = Logger(label: "parley")
+        let tracing = try ParleyServer.bootstrapTracing(configuration)
         let parts = try await ParleyServer.assemble(configuration, logger: logger)
-        try await ParleyServer.run(configuration, parts: parts, logger: logger)
+        try await ParleyServer.run(configuration, parts: parts, logger: logger, observability: tracing.map { [$0] } ?? [])
     }
 }

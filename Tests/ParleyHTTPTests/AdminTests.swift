@@ -127,7 +127,7 @@ import Testing
 
             let expected: [String: String] = [
                 "parley_uptime_seconds": "gauge", "parley_connections": "gauge", "parley_online_users": "gauge",
-                "parley_calls": "gauge", "parley_calls_ended_total": "counter", "parley_relay_legs": "gauge",
+                "parley_calls": "gauge", "parley_relay_legs": "gauge",
                 "parley_relay_packets_total": "counter", "parley_relay_bytes_total": "counter",
                 "parley_relay_decrypt_failures_total": "counter", "parley_relay_dropped_total": "counter",
                 "parley_relay_tcp_connections": "gauge", "parley_relay_tcp_packets_total": "counter",

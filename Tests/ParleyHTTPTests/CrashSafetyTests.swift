@@ -96,10 +96,10 @@ struct LiveFriends {
     let ann: LiveHTTP.Person
     let bo: LiveHTTP.Person
 
-    static func start(prefix: String) async throws -> LiveFriends {
+    static func start(prefix: String, environment: [String: String] = [:]) async throws -> LiveFriends {
         let data = try makeTemporaryDirectory(prefix: prefix)
         let port = try await LiveSMTPServer.freePort()
-        let server = try ParleyProcess.start(data: data.path, port: port)
+        let server = try ParleyProcess.start(data: data.path, port: port, environment: environment)
         let http = LiveHTTP(port: port)
         try await http.waitUntilHealthy()
         let outbox = Outbox(directory: data.path + "/outbox")
@@ -108,6 +108,18 @@ struct LiveFriends {
         _ = try await http.call("POST", "/v1/friends/requests", ["userId": bo.id], token: ann.token)
         _ = try await http.call("POST", "/v1/friends/requests", ["userId": ann.id], token: bo.token)
         return LiveFriends(data: data, port: port, server: server, http: http, ann: ann, bo: bo)
+    }
+
+    /// Ann and Bo on their sockets, and Ann's audio call that Bo answered (real offers, no media).
+    func answeredCall() async throws -> (annSocket: RealtimeClient, boSocket: RealtimeClient, callID: String) {
+        let (annSocket, _) = try await RealtimeClient.connect(port: port, token: ann.token)
+        let (boSocket, _) = try await RealtimeClient.connect(port: port, token: bo.token)
+        let invite = try await annSocket.command("call.invite", ["to": bo.id, "media": "audio", "sdp": CallSignallingTests.offer])
+        let callID = try #require(invite["callId"] as? String, "\(invite)")
+        _ = try await boSocket.next { $0.type == "call.incoming" }
+        #expect(try await boSocket.command("call.accept", ["callId": callID, "sdp": CallSignallingTests.offer]).ok == true)
+        _ = try await annSocket.next { $0.type == "call.accepted" }
+        return (annSocket, boSocket, callID)
     }
 }
 

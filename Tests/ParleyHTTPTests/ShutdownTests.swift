@@ -29,16 +29,10 @@ import Testing
     @Test func sigtermEndsLiveCallsAndKeepsTheirRecords() async throws {
         let live = try await LiveFriends.start(prefix: "parley-shutdown")
         defer { try? FileManager.default.removeItem(at: live.data) }
-        let (data, port, http, ann, bo) = (live.data, live.port, live.http, live.ann, live.bo)
+        let (data, port, http) = (live.data, live.port, live.http)
         var server = live.server
-        let (annSocket, _) = try await RealtimeClient.connect(port: port, token: ann.token)
-        let (boSocket, _) = try await RealtimeClient.connect(port: port, token: bo.token)
+        let (annSocket, boSocket, callID) = try await live.answeredCall()
         defer { annSocket.close(); boSocket.close() }
-        let invite = try await annSocket.command("call.invite", ["to": bo.id, "media": "audio", "sdp": CallSignallingTests.offer])
-        let callID = try #require(invite["callId"] as? String, "\(invite)")
-        _ = try await boSocket.next { $0.type == "call.incoming" }
-        #expect(try await boSocket.command("call.accept", ["callId": callID, "sdp": CallSignallingTests.offer]).ok == true)
-        _ = try await annSocket.next { $0.type == "call.accepted" }
 
         let status = await server.terminate()
         for (name, socket) in [("Ann", annSocket), ("Bo", boSocket)] {

@@ -192,22 +192,6 @@ actor ControlLines {
     }
 
     func next(timeout: Duration, log: OutputLog) async throws -> String {
-        let stream = lines, who = self.who
-        let line: String? = try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                var iterator = stream.makeAsyncIterator()
-                guard let line = await iterator.next() else { throw ChildProcessError.exited(who, log.text) }
-                return line
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        guard let line else { throw ChildProcessError.timedOut(who, log.text) }
-        return line
+        try await nextLine(of: lines, timeout: timeout, who: who, log: log)
     }
 }

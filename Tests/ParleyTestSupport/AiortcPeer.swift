@@ -97,23 +97,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
 
     /// The next JSON message on stdout, within `timeout`.
     public func next(timeout: Duration) async throws -> Message {
-        let stream = lines
-        let log = stderrLog
-        let line: String? = try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                var iterator = stream.makeAsyncIterator()
-                guard let line = await iterator.next() else { throw ChildProcessError.exited("the aiortc peer", log.text) }
-                return line
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
-        guard let line else { throw ChildProcessError.timedOut("the aiortc peer", log.text) }
+        let line = try await nextLine(of: lines, timeout: timeout, who: "the aiortc peer", log: stderrLog)
         guard let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8)) else {
             throw ChildProcessError.badLine("the aiortc peer", line)
         }

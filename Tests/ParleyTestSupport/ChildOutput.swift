@@ -68,3 +68,24 @@ func drain(_ handle: FileHandle, chunk: @escaping @Sendable (Data) -> Void, end:
     }
     thread.start()
 }
+
+/// The next line a child printed, within `timeout`; `who` and its stderr name it in the error
+/// when it exits or stays silent.
+func nextLine(of lines: AsyncStream<String>, timeout: Duration, who: String, log: OutputLog) async throws -> String {
+    let line: String? = try await withThrowingTaskGroup(of: String?.self) { group in
+        group.addTask {
+            var iterator = lines.makeAsyncIterator()
+            guard let line = await iterator.next() else { throw ChildProcessError.exited(who, log.text) }
+            return line
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+    guard let line else { throw ChildProcessError.timedOut(who, log.text) }
+    return line
+}

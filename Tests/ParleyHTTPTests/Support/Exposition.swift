@@ -27,9 +27,23 @@ struct Exposition {
 
     subscript(name: String) -> Family? { families[name] }
 
-    /// The value of the one sample of `name` whose labels are exactly `labels`.
+    /// Every sample by the name it was written under (`x_bucket`, `x_sum` and `x_count` apart).
+    var series: [String: [Sample]] = [:]
+
+    /// The value of the one sample written as `name` whose labels are exactly `labels`.
     func value(_ name: String, _ labels: [String: String] = [:]) -> Double? {
-        families[name]?.samples.first { $0.labels == labels }?.value
+        series[name]?.first { $0.labels == labels }?.value
+    }
+
+    /// The histogram family `name` is a sample of, if any.
+    static func histogramFamily(of name: String, labels: [String: String], in families: [String: Family]) -> String? {
+        for suffix in ["_bucket", "_sum", "_count"] where name.hasSuffix(suffix) {
+            let base = String(name.dropLast(suffix.count))
+            guard families[base]?.type == "histogram" else { continue }
+            if suffix == "_bucket", labels["le"] == nil { return nil }
+            return base
+        }
+        return nil
     }
 
     init(parsing text: String) throws {
@@ -90,9 +104,12 @@ struct Exposition {
                 let fields = scanner.dropFirst().split(separator: " ", omittingEmptySubsequences: false)
                 guard (1...2).contains(fields.count), let value = Self.number(fields[0]) else { throw fail("bad value") }
                 if fields.count == 2, Int64(fields[1]) == nil { throw fail("bad timestamp") }
-                guard families[name]?.type != nil else { throw fail("sample before its TYPE") }
-                guard !(families[name]!.samples.contains { $0.labels == labels }) else { throw fail("duplicate sample") }
-                families[name]!.samples.append(Sample(labels: labels, value: value))
+                // A histogram's samples are its name with `_bucket` (with `le`), `_sum` and `_count`.
+                let family = families[name]?.type != nil ? name : Self.histogramFamily(of: name, labels: labels, in: families)
+                guard let family else { throw fail("sample before its TYPE") }
+                guard !(series[name, default: []].contains { $0.labels == labels }) else { throw fail("duplicate sample") }
+                families[family]!.samples.append(Sample(labels: labels, value: value))
+                series[name, default: []].append(Sample(labels: labels, value: value))
             }
         }
     }
