@@ -2,11 +2,13 @@ import AsyncHTTPClient
 import Foundation
 import HummingbirdTesting
 import ParleyApp
+import ParleyTestSupport
 import Testing
 
-/// A real Prometheus (Debian's) scrapes the running server with the admin token, and its query
-/// API gives back what Parley recorded: the exposition is one a real scraper takes.
-@Suite(.serialized, .timeLimit(.minutes(2)),
+/// A real Prometheus (Debian's) scrapes the running server with the admin token (the scrape
+/// config of docs/operations.md), and its query API gives back what Parley recorded while an
+/// aiortc echo call ran, a friend call was answered and a message was sent.
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)),
        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/prometheus"),
                 "needs Debian's prometheus: scripts/test.sh installs it (apt-get install prometheus)"))
 struct PrometheusScrapeTests {
@@ -15,7 +17,24 @@ struct PrometheusScrapeTests {
     @Test func prometheusScrapesTheServerAndAnswersQueriesOverWhatItRecorded() async throws {
         let parley = try await TestParley.start { $0.adminToken = Self.adminToken }
         try await parley.test(.live) { client in
-            _ = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
+            #expect(try await client.sendText(ann, dialog, "hello").status == .created)
+            // A friend call, answered (signalling only: its setup steps).
+            let (annSocket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            let (boSocket, _) = try await RealtimeClient.connect(port: client.port!, token: bo.accessToken)
+            defer { annSocket.close(); boSocket.close() }
+            let invite = try await CallSignallingTests.invite(annSocket, bo)
+            let callID = try #require(invite["callId"] as? String, "\(invite)")
+            _ = try await boSocket.next { $0.type == "call.incoming" }
+            #expect(try await boSocket.command("call.accept", ["callId": callID, "sdp": CallSignallingTests.offer]).ok == true)
+            // An echo call with media: aiortc hears and sees itself through the relay.
+            let peer = try AiortcPeer(python: try AiortcPeer.python(), arguments: [])
+            defer { peer.kill() }
+            let offer = try #require(try await peer.next(timeout: .seconds(30)).sdp)
+            let echo = try await client.call(.post, "/v1/calls/echo", json: ["sdp": offer], token: ann.accessToken)
+            try peer.send(answer: try #require(echo["sdp"] as? String, "\(echo.text)"))
+            let result = try await peer.next(timeout: .seconds(60))
+            #expect(result.type == "result" && (result.videoFrames ?? 0) > 0, "\(result)")
             let work = FileManager.default.temporaryDirectory.appendingPathComponent("prometheus-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: work) }
@@ -58,6 +77,15 @@ struct PrometheusScrapeTests {
                 return Double(text)
             }
 
+            func accepted(_ expression: String) async throws -> Bool {
+                var components = URLComponents(string: "http://127.0.0.1:\(port)/api/v1/query")!
+                components.queryItems = [URLQueryItem(name: "query", value: expression)]
+                let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: components.url!.absoluteString), timeout: .seconds(5))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                let json = try JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
+                return response.status == .ok && json?["status"] as? String == "success"
+            }
+
             var up: Double?
             for _ in 0..<120 where up != 1 {
                 up = try await query(#"up{job="parley"}"#)
@@ -65,10 +93,33 @@ struct PrometheusScrapeTests {
             }
             let logText = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             try #require(up == 1, "Prometheus did not scrape the server; its log:\n\(logText.suffix(3000))")
-            #expect(try await query(#"parley_http_requests_total{route="/v1/auth/register",method="POST",status="201"}"#) == 1)
+            // Scrapes come every second: wait for one after the traffic above.
+            var packets: Double?
+            for _ in 0..<40 where (packets ?? 0) == 0 {
+                packets = try await query(#"parley_relay_packets_total{direction="in"}"#)
+                if (packets ?? 0) == 0 { try await Task.sleep(for: .milliseconds(250)) }
+            }
+            #expect((packets ?? 0) > 100, "the relay packet counter rose")
+            #expect(try await query(#"parley_call_setup_seconds_count{step="accepted"}"#) == 1)
+            #expect(try await query(#"parley_call_setup_seconds_count{step="incoming"}"#) == 1)
+            #expect(try await query(#"parley_message_ack_seconds_count"#) == 1)
+            #expect(try await query(#"parley_http_requests_total{route="/v1/auth/register",method="POST",status="201"}"#) == 2)
             #expect(try await query(#"parley_database_up{kind="sqlite"}"#) == 1)
-            #expect(try await query(#"parley_mail_total{outcome="sent"}"#) == 1)
+            #expect(try await query(#"parley_mail_total{outcome="sent"}"#) == 2)
             #expect(try await query(#"histogram_quantile(0.99, sum by (le) (parley_http_request_duration_seconds_bucket))"#) != nil)
+
+            // Every query of docs/grafana-dashboard.json is PromQL Prometheus accepts over this data.
+            let dashboard = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("docs/grafana-dashboard.json")
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dashboard)) as? [String: Any]
+            let expressions = (json?["panels"] as? [[String: Any]] ?? []).flatMap { ($0["targets"] as? [[String: Any]]) ?? [] }
+                .compactMap { $0["expr"] as? String }
+            #expect(expressions.count >= 12)
+            for expression in expressions {
+                let concrete = expression.replacingOccurrences(of: "$__rate_interval", with: "1m")
+                    .replacingOccurrences(of: "\"$job\"", with: "\"parley\"")
+                #expect(try await accepted(concrete), "\(concrete)")
+            }
         }
     }
 }
