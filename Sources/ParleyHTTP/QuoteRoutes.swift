@@ -86,7 +86,9 @@ struct QuoteRoutes {
     /// Names from the caller's address book, which they see for people not yet on Parley.
     func contacts(_ request: Request, context: ParleyRequestContext) async throws -> ContactsSaved {
         let me = try context.requirePrincipal().userID
-        let body = try await RequestBody.json(ContactsBody.self, from: request)
+        // A whole address book's worth (QuoteRules.maxContactsPerCall names at up to 64
+        // characters) is larger than other JSON bodies: past the count, 422 rather than 413.
+        let body = try await RequestBody.json(ContactsBody.self, from: request, limit: 1 << 20)
         let saved = try await quotes.saveContacts(
             owner: me, body.contacts.map { NamedNumber(phoneNumber: $0.phoneNumber, name: $0.name) }, countryCode: try await countryCode(of: me))
         return ContactsSaved(saved: saved)

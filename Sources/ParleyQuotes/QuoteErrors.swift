@@ -19,6 +19,6 @@ public enum QuoteErrors {
 public enum QuoteRules {
     public static let maxNameLength = 64
     public static let maxHearers = 50
-    public static let maxContactsPerCall = 2000
+    public static let maxContactsPerCall = 1000
     public static let maxQueryLength = 100
 }

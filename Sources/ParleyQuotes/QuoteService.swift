@@ -59,8 +59,9 @@ public final class QuoteService: Sendable {
     /// Search as you type: quotes `viewer` may see whose text holds `query`.
     public func search(viewer: UserID, query: String, cursor: String?, limit: Int) async throws -> QuotePage {
         let text = String(query.trimmingCharacters(in: .whitespacesAndNewlines).prefix(QuoteRules.maxQueryLength))
+        let position = try Self.position(cursor)
         if text.isEmpty { return QuotePage(quotes: [], nextCursor: nil) }
-        return Self.page(try await store.search(viewer: viewer, text: text, before: try Self.position(cursor), limit: limit), limit: limit)
+        return Self.page(try await store.search(viewer: viewer, text: text, before: position, limit: limit), limit: limit)
     }
 
     /// Names from the viewer's address book, shown to them for people who have not joined.

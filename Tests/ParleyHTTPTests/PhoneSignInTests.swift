@@ -120,13 +120,7 @@ import Testing
     @Test func codesGoOutThroughAnHTTPProviderWhenConfigured() async throws {
         let provider = try await SMSProviderStandIn.start()
         defer { provider.stop() }
-        let parley = try await TestParley.start { config in
-            config.sms.transport = "http"
-            config.sms.httpURL = provider.url
-            config.sms.httpAccountID = provider.accountID
-            config.sms.httpAuthToken = provider.authToken
-            config.sms.httpFrom = provider.from
-        }
+        let parley = try await Self.start(sendingThrough: provider)
         try await parley.test { client in
             #expect(try await client.requestPhoneCode("+14155552671").status == .accepted)
             let messages = try await provider.messages()
@@ -140,18 +134,23 @@ import Testing
     @Test func aProviderThatRefusesIsA503NotA500() async throws {
         let provider = try await SMSProviderStandIn.start()
         defer { provider.stop() }
-        let parley = try await TestParley.start { config in
-            config.sms.transport = "http"
-            config.sms.httpURL = provider.url
-            config.sms.httpAccountID = provider.accountID
-            config.sms.httpAuthToken = "revoked"
-            config.sms.httpFrom = provider.from
-        }
+        let parley = try await Self.start(sendingThrough: provider, authToken: "revoked")
         try await parley.test { client in
             let reply = try await client.requestPhoneCode("+14155552671")
             #expect(reply.status == .serviceUnavailable)
             #expect(reply.errorCode == "sms_unavailable")
             #expect(try await provider.record().refused.map(\.code) == [20003])
+        }
+    }
+
+    /// A Parley whose texts go to `provider` over HTTP.
+    static func start(sendingThrough provider: SMSProviderStandIn, authToken: String? = nil) async throws -> TestParley {
+        try await TestParley.start { config in
+            config.sms.transport = "http"
+            config.sms.httpURL = provider.url
+            config.sms.httpAccountID = provider.accountID
+            config.sms.httpAuthToken = authToken ?? provider.authToken
+            config.sms.httpFrom = provider.from
         }
     }
 }

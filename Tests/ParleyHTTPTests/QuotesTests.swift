@@ -147,9 +147,12 @@ import Testing
             let rest = try await client.call(.get, "/v1/quotes/search?query=number&limit=3&cursor=\(found["nextCursor"] as! String)", token: ann.accessToken)
             #expect((rest["quotes"] as? [JSON])?.compactMap { $0["text"] as? String } == ["Quote number 2", "Quote number 1"])
 
-            let bad = try await client.call(.get, "/v1/quotes?cursor=yesterday", token: ann.accessToken)
-            #expect(bad.status == .badRequest)
-            #expect(bad.errorCode == "invalid_cursor")
+            for path in ["/v1/quotes?cursor=yesterday", "/v1/quotes/said?cursor=-1", "/v1/quotes/search?cursor=%C2%84",
+                         "/v1/quotes/search?query=number&cursor=99999999999999999999"] {
+                let bad = try await client.call(.get, path, token: ann.accessToken)
+                #expect(bad.status == .badRequest, "\(path)")
+                #expect(bad.errorCode == "invalid_cursor", "\(path)")
+            }
         }
     }
 
@@ -171,6 +174,18 @@ import Testing
             let malformed = try await client.call(.post, "/v1/quotes", json: ["text": "Hi"], token: ann.accessToken)
             #expect(malformed.status == .badRequest)
             #expect(try await client.call(.get, "/v1/quotes", token: nil).status == .unauthorized)
+
+            // A whole address book at once, up to the count (a body larger than other JSON bodies).
+            let longName = String(repeating: "n", count: 64)
+            func book(_ count: Int) -> [String: any Sendable] {
+                ["contacts": (0..<count).map { ["phoneNumber": "+4477009\(String(format: "%05d", $0))", "name": longName] as JSON }]
+            }
+            let whole = try await client.call(.put, "/v1/quotes/contacts", json: book(1000), token: ann.accessToken)
+            #expect(whole.status == .ok, "\(whole.text.prefix(200))")
+            #expect(whole["saved"] as? Int == 1000)
+            let tooMany = try await client.call(.put, "/v1/quotes/contacts", json: book(1001), token: ann.accessToken)
+            #expect(tooMany.status == .unprocessableContent)
+            #expect(tooMany.errorCode == "too_many_contacts")
 
             // A number from the address book written the national way is read in the adder's country.
             let national = try await add("Mind the gap", said: ("07700 900102", "Bo"), heard: [("07700 900103", "Cy")], by: ann, client)

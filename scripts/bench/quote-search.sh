@@ -21,25 +21,8 @@ while [ $# -gt 0 ]; do
         *) echo "usage: scripts/bench/quote-search.sh [--quotes N] [--phrases N]"; exit 2 ;;
     esac
 done
-bin=${PARLEY_BIN:-.build-release/release}
-[ -x "$bin/parley" ] || { echo "no parley in $bin: build it (swift build -c release --product parley) or set PARLEY_BIN"; exit 1; }
-work=$(mktemp -d)
-port=${BENCH_HTTP_PORT:-18384}
-token="bench-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-server=
-stop() { [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null; server=; }
-trap 'stop; rm -rf "$work"' EXIT
-start() {
-    HTTP_PORT=$port MEDIA_PORT=$((port + 33000)) DATA_DIRECTORY="$work/data" ADMIN_TOKEN="$token" AUTH_BCRYPT_COST=4 \
-        LOG_LEVEL=warning "$bin/parley" --config config/parley.yaml >> "$work/server.log" 2>&1 &
-    server=$!
-    for _ in $(seq 1 300); do
-        curl -fs "http://127.0.0.1:$port/health" > /dev/null && return
-        kill -0 $server 2>/dev/null || { cat "$work/server.log"; echo "bench: the server did not start"; exit 1; }
-        sleep 0.2
-    done
-    echo "bench: the server did not answer"; exit 1
-}
+default_port=18384
+. scripts/bench/server.sh
 
 start
 created=$(curl -fs -X POST "http://127.0.0.1:$port/admin/users" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
