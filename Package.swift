@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         // OTLP over HTTP only: the gRPC exporter would bring grpc-swift into every build.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
+        .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
     ],
     targets: [
         // Shared vocabulary: typed ids, the error every edge turns into `{"error":{code,message}}`, clocks.
@@ -163,12 +164,21 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // multipart/form-data read as it arrives (multipart-kit's streaming parser), as events.
+        .target(name: "ParleyMultipart", dependencies: [
+            .product(name: "MultipartKit", package: "multipart-kit"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyQuotes", "ParleyCalls", "ParleyFiles", "ParleyPush",
+            "ParleyMultipart",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "_NIOFileSystem", package: "swift-nio"),
         ]),
 
         .target(name: "ParleyGateway", dependencies: [
@@ -249,7 +259,7 @@ let package = Package(
         ]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [
             "ParleyApp", "ParleyHTTP", "ParleyMail", "ParleySMS", "ParleyFriends", "ParleyMediaClient", "ParleyTestSupport",
-            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRealtime", "ParleySTUN",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyRealtime", "ParleySTUN", "ParleyMultipart",
             .product(name: "Crypto", package: "swift-crypto"),   // MD5 of TURN's long-term key in the coturn tests
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -163,6 +163,16 @@ public final class AccountService: Sendable {
         }
     }
 
+    /// A new path in the avatar store's staging folder, for an avatar upload to stream to.
+    public func avatarStagingPath() -> String { files.newStagingPath() }
+
+    /// The bytes of an avatar staged on disk (at most `maxAvatarBytes`, which the upload enforced).
+    public func stagedAvatar(_ staged: StagedFile) throws -> [UInt8] {
+        guard staged.size <= settings.maxAvatarBytes else { throw AccountErrors.imageTooLarge }
+        guard let data = FileManager.default.contents(atPath: staged.path) else { throw AccountErrors.unsupportedImage }
+        return Array(data)
+    }
+
     func storeAvatar(_ bytes: [UInt8]) throws -> ContentHash {
         guard bytes.count <= settings.maxAvatarBytes else { throw AccountErrors.imageTooLarge }
         guard let type = MediaType.sniff(bytes), [.jpeg, .png, .heic].contains(type) else {

@@ -38,6 +38,8 @@ public struct ParleyConfiguration: Sendable {
     public var maxImageBytes = 10 << 20
     public var maxVideoBytes = 100 << 20
     public var maxAudioBytes = 20 << 20
+    /// Bytes of attachments one user may have stored, all kinds together.
+    public var attachmentQuotaBytes = 1 << 30
     /// How long per-user events are kept for `sync`.
     public var eventRetentionDays = 7
     /// Frames a realtime connection may have waiting before it counts as too slow and is closed.
@@ -199,6 +201,7 @@ public struct ParleyConfiguration: Sendable {
         maxAudioBytes = config.int(forKey: "uploads.maxAudioBytes", default: d.maxAudioBytes)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         mailboxCapacity = config.int(forKey: "realtime.mailboxCapacity", default: d.mailboxCapacity)
+        attachmentQuotaBytes = config.int(forKey: "uploads.attachmentQuotaBytes", default: d.attachmentQuotaBytes)
         maxConnectionsPerUser = config.int(forKey: "realtime.maxConnectionsPerUser", default: d.maxConnectionsPerUser)
         adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)

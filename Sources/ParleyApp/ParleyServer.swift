@@ -109,6 +109,7 @@ public enum ParleyServer {
             publicBaseURL: publicBaseURL, maxImageBytes: config.maxImageBytes, maxVideoBytes: config.maxVideoBytes,
             maxAudioBytes: config.maxAudioBytes)
         chatSettings.messagesPerMinute = config.messagesPerMinute
+        chatSettings.attachmentQuotaBytes = config.attachmentQuotaBytes
         let chat = ChatService(
             store: SQLChatStore(database: database, events: events), friends: friends, events: events,
             files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics, logger: logger)

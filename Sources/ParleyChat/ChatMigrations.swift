@@ -23,5 +23,11 @@ public enum ChatMigrations {
                 CREATE INDEX "messages_attachment" ON "messages" ("attachment_id")
                 """#)
         },
+        // The attachment quota sums a user's uploads.
+        Migration("chat.2") { sql in
+            try sql.execute(#"""
+                CREATE INDEX "attachments_uploader" ON "attachments" ("uploader_id")
+                """#)
+        },
     ]
 }

@@ -71,6 +71,9 @@ public enum ChatErrors {
     public static func tooLarge(_ kind: String, _ limit: Int) -> ParleyError {
         ParleyError(.tooLarge, code: "payload_too_large", "\(kind) attachments are at most \(limit) bytes")
     }
+    public static func quotaExceeded(_ quota: Int) -> ParleyError {
+        ParleyError(.tooLarge, code: "quota_exceeded", "Your attachments may take at most \(quota) bytes together")
+    }
     public static let clientMessageIDRequired = ParleyError(
         .badRequest, code: "invalid_field", "clientMessageId: 1 to \(ChatRules.maxClientMessageIDLength) characters")
     public static let callRecordsAreServerMade = ParleyError.rule("invalid_kind", "Call records are written by the server")

@@ -4,6 +4,8 @@ public struct ChatSettings: Sendable {
     public var maxImageBytes: Int
     public var maxVideoBytes: Int
     public var maxAudioBytes: Int
+    /// Bytes of attachments one user may have stored, all kinds together; past it `quota_exceeded`.
+    public var attachmentQuotaBytes = 1 << 30
     /// Messages one user may send per minute, all dialogs together; past it `rate_limited`.
     public var messagesPerMinute = 600
 

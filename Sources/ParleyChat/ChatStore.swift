@@ -38,6 +38,11 @@ public protocol ChatStore: Sendable {
     func insertAttachment(_ attachment: AttachmentRecord) async throws
     func attachment(id: AttachmentID) async throws -> AttachmentRecord?
     func attachments(ids: [AttachmentID]) async throws -> [AttachmentRecord]
+    /// Inserts the attachment only while its uploader's attachments, it included, come to at most
+    /// `quota` bytes (one write, so two uploads at once cannot both slip under it); false when not.
+    func insertAttachment(_ attachment: AttachmentRecord, withinQuota quota: Int) async throws -> Bool
+    /// The bytes of all the attachments `user` uploaded.
+    func attachmentBytes(uploadedBy user: UserID) async throws -> Int
     /// Whether `user` is a member of a dialog whose messages or avatar hold the attachment.
     /// Whether a message or a dialog avatar holds the attachment.
     func isReferenced(_ attachment: AttachmentID) async throws -> Bool

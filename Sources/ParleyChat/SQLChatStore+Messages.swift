@@ -124,6 +124,23 @@ extension SQLChatStore {
 
     public func attachments(ids: [AttachmentID]) async throws -> [AttachmentRecord] {
         if ids.isEmpty { return [] }
+    public func insertAttachment(_ a: AttachmentRecord, withinQuota quota: Int) async throws -> Bool {
+        try await database.write { sql in
+            try sql.execute("""
+                INSERT INTO attachments (\(Self.attachmentColumns)) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                WHERE (SELECT COALESCE(SUM(size), 0) FROM attachments WHERE uploader_id = ?) + ? <= ?
+                """, a.id.rawValue, a.uploaderID.rawValue, a.hash, a.kind, a.contentType, a.size, a.durationMs, a.width,
+                a.height, a.createdAt.storageMillis, a.uploaderID.rawValue, a.size, quota) == 1
+        }
+    }
+
+    public func attachmentBytes(uploadedBy user: UserID) async throws -> Int {
+        try await database.read { sql in
+            try sql.first("SELECT COALESCE(SUM(size), 0) AS total FROM attachments WHERE uploader_id = ?", user.rawValue)?
+                .decode(column: "total", as: Int.self) ?? 0
+        }
+    }
+
         return try await database.read { sql in
             try sql.query("SELECT \(Self.attachmentColumns) FROM attachments WHERE id IN (\(sqlPlaceholders(ids.count)))",
                           binding: ids.map(\.rawValue.sqlValue)).map(Self.decodeAttachment)

@@ -9,6 +9,8 @@ public struct FileStore: Sendable {
     public init(root: String) throws {
         self.root = root
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: stagingDirectory, withIntermediateDirectories: true)
+        sweepStaging()
     }
 
     /// Stores `bytes` (if not already there) and returns their hash.
@@ -33,6 +35,11 @@ public struct FileStore: Sendable {
         FileManager.default.contents(atPath: path(for: hash)).map(Array.init)
     }
 
+    /// The stored file's size in bytes, nil when it is not there.
+    public func size(of hash: ContentHash) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path(for: hash)))?[.size] as? Int
+    }
+
     public func exists(_ hash: ContentHash) -> Bool {
         FileManager.default.fileExists(atPath: path(for: hash))
     }
@@ -54,7 +61,11 @@ public struct ContentHash: Hashable, Sendable, Codable, CustomStringConvertible 
     public let hex: String
 
     public init(of bytes: [UInt8]) {
-        hex = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        self.init(digest: SHA256.hash(data: bytes))
+    }
+
+    init(digest: SHA256.Digest) {
+        hex = digest.map { String(format: "%02x", $0) }.joined()
     }
 
     /// Accepts only 64 lowercase hex digits, so a hash taken from a URL cannot walk the file tree.

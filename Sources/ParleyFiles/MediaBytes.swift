@@ -1,9 +1,16 @@
+import Foundation
+
 /// Bounds-checked reads over a file's bytes for the media parsers: every read returns nil instead
 /// of trapping when it would run past the end, so malformed or truncated uploads cannot crash us.
+/// Over `Data`, so that a file on disk is read through a memory map (`MediaProbe.probe(fileAt:)`)
+/// rather than copied whole into memory.
 struct MediaBytes {
-    let bytes: [UInt8]
+    let bytes: Data
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8]) { self.bytes = Data(bytes) }
+
+    /// Indexes count from 0 whatever slice `data` is.
+    init(_ data: Data) { self.bytes = data.startIndex == 0 ? data : Data(data) }
 
     var count: Int { bytes.count }
 

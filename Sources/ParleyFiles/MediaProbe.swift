@@ -1,3 +1,5 @@
+import Foundation
+
 /// Decides what an uploaded file is from its bytes alone and reads what its container says about
 /// it: the duration of audio and video, the pixel size of images and video. Pure: bytes in, values
 /// out — no I/O, no logging — and total: malformed or truncated input yields nil or a partial answer
@@ -18,9 +20,20 @@
 /// (those signatures are too weak or too broad to trust alone). For the stronger signatures a
 /// damaged body still yields the type, with the unreadable fields nil.
 public enum MediaProbe {
-    public static func probe(_ bytes: [UInt8]) -> MediaInfo? {
-        guard let type = MediaType.sniff(bytes) else { return nil }
-        let view = MediaBytes(bytes)
+    public static func probe(_ bytes: [UInt8]) -> MediaInfo? { probe(MediaBytes(bytes)) }
+
+    /// The same, over a file on disk read through a memory map: an upload of 100 MiB is probed
+    /// without being copied into memory. Nil also when the file cannot be opened.
+    public static func probe(fileAt path: String) -> MediaInfo? {
+        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) else { return nil }
+        return probe(MediaBytes(data))
+    }
+
+    /// How much of the start of a file decides its type (signatures, an ISO `ftyp` box).
+    static let sniffLength = 64 * 1024
+
+    static func probe(_ view: MediaBytes) -> MediaInfo? {
+        guard let type = MediaType.sniff(Array(view.bytes.prefix(sniffLength))) else { return nil }
         switch type {
         case .mp4, .mov, .m4a, .heic:
             return ISOMediaProbe.probe(view, sniffed: type)

@@ -79,7 +79,9 @@ enum OggProbe {
 
     /// Ogg's CRC-32 (RFC 3533 §6: generator 0x04C11DB7, initial 0, no reflection, no final XOR)
     /// over `range`, reading the four bytes at `crcAt` as zero.
-    static func checksum(_ bytes: [UInt8], _ range: Range<Int>, crcAt: Int = -4) -> UInt32 {
+    static func checksum<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ range: Range<Int>, crcAt: Int = -4) -> UInt32
+        where Bytes.Index == Int
+    {
         var crc: UInt32 = 0
         for index in range {
             let byte = (crcAt..<crcAt + 4).contains(index) ? 0 : bytes[index]

@@ -71,22 +71,17 @@ struct AuthRoutes {
         return EditedResponse(status: .created, response: UserEnvelope(user: users.body(user, viewer: user.id)))
     }
 
+    /// The fields, and an avatar file read as it arrives (multipart-kit's streaming parser) within
+    /// `maxAvatarBytes`, staged on disk until registration takes it.
     func multipartRegistration(_ request: Request, contentType: String) async throws -> AccountService.Registration {
-        guard let boundary = MultipartFormData.boundary(fromContentType: contentType) else {
-            throw ParleyError.badRequest("multipart/form-data needs a boundary", code: "invalid_multipart")
-        }
-        let bytes = try await RequestBody.bytes(request, limit: maxAvatarBytes + RequestBody.jsonLimit)
-        let form: MultipartFormData
-        do { form = try MultipartFormData(body: bytes, boundary: boundary) } catch {
-            throw ParleyError.badRequest("The multipart body could not be read", code: "invalid_multipart")
-        }
-        func field(_ name: String) throws -> String {
-            guard let value = form.text(name) else { throw ParleyError(.badRequest, code: "missing_field", "\(name) is required") }
-            return value
-        }
-        let avatar = form.part(named: "avatar").map(\.body).flatMap { $0.isEmpty ? nil : $0 }
-        return .init(name: try field("name"), email: try field("email"), password: try field("password"),
-                     dateOfBirth: try field("dateOfBirth"), avatar: avatar)
+        let boundary = try UploadReceiver.boundary(contentType)
+        let form = try await UploadReceiver.receiveForm(
+            request.body, boundary: boundary, fileField: "avatar", to: accounts.avatarStagingPath(), limit: maxAvatarBytes,
+            overLimit: AccountErrors.imageTooLarge)
+        defer { if let file = form.file { unlink(file.path) } }
+        let avatar = try form.file.map { try accounts.stagedAvatar($0) }
+        return .init(name: try form.field("name"), email: try form.field("email"), password: try form.field("password"),
+                     dateOfBirth: try form.field("dateOfBirth"), avatar: avatar)
     }
 
     /// The page the mailed link opens: says whether the address is now verified.

@@ -4,6 +4,7 @@ import NIOCore
 import ParleyAccounts
 import ParleyChat
 import ParleyCore
+import ParleyFiles
 import ParleyProtocol
 import ParleyStories
 
@@ -148,16 +149,35 @@ struct ChatRoutes {
         return Response(status: .noContent)
     }
 
+    /// The file as the raw body, or as the `file` part of a `multipart/form-data` body; either way
+    /// written to disk as it arrives and refused as soon as it passes the largest kind's limit or
+    /// what is left of the uploader's quota.
     func upload(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let me = try context.requirePrincipal().userID
-        let bytes = try await RequestBody.bytes(request, limit: maxUploadBytes)
-        if bytes.isEmpty { throw ParleyError.badRequest("The file is the request body", code: "missing_body") }
-        let view = try await chat.upload(me, bytes: bytes)
+        let allowance = try await chat.uploadAllowance(me)
+        let path = chat.stagingPath()
+        let staged: StagedFile?
+        if let contentType = request.headers[.contentType], contentType.lowercased().hasPrefix("multipart/") {
+            let form = try await UploadReceiver.receiveForm(
+                request.body, boundary: try UploadReceiver.boundary(contentType), fileField: "file", to: path,
+                limit: allowance.bytes, overLimit: allowance.overLimit)
+            staged = form.file
+        } else {
+            let file = try await UploadReceiver.receive(request.body, to: path, limit: allowance.bytes, overLimit: allowance.overLimit)
+            staged = file.size > 0 ? file : nil
+        }
+        guard let staged else {
+            chat.discardStaged(at: path)
+            throw ParleyError.badRequest("The file is the request body, or its multipart part named file", code: "missing_body")
+        }
+        let view = try await chat.upload(me, staged: staged)
         let body = AttachmentBody(id: view.id, kind: view.kind, contentType: view.contentType, size: view.size,
                                   durationMs: view.durationMs, width: view.width, height: view.height, url: view.url)
         return try body.response(from: request, context: context).with(status: .created)
     }
 
+    /// The file, or the one range asked for, read from disk in chunks as the client takes them: a
+    /// range is a seek and a read of just those bytes, however large the file.
     func download(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let me = try context.requirePrincipal().userID
         let stories = self.stories
@@ -165,18 +185,20 @@ struct ChatRoutes {
             try await stories.mayFetch(attachment, viewer: user)   // viewers of a live story that shows it
         }
         var headers: HTTPFields = [.contentType: file.contentType, .cacheControl: "private, max-age=86400", .acceptRanges: "bytes"]
-        switch ByteRange.parse(request.headers[.range], size: file.bytes.count) {
+        let fileIO = FileIO()
+        switch ByteRange.parse(request.headers[.range], size: file.size) {
         case .whole:
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+            let body = try await fileIO.loadFile(path: file.path, range: 0...max(file.size - 1, 0), context: context)
+            return Response(status: .ok, headers: headers, body: body)
         case .part(let range):
-            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(file.bytes.count)"
-            return Response(status: .partialContent, headers: headers,
-                            body: .init(byteBuffer: ByteBuffer(bytes: file.bytes[range])))
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(file.size)"
+            let body = try await fileIO.loadFile(path: file.path, range: range, context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
         case .unsatisfiable:
             var response = ParleyError(.badRequest, code: "range_not_satisfiable",
-                                       "The range starts past the end of the \(file.bytes.count)-byte file").errorResponse()
+                                       "The range starts past the end of the \(file.size)-byte file").errorResponse()
             response.status = .rangeNotSatisfiable
-            response.headers[.contentRange] = "bytes */\(file.bytes.count)"
+            response.headers[.contentRange] = "bytes */\(file.size)"
             response.headers[.acceptRanges] = "bytes"
             return response
         }

@@ -94,27 +94,3 @@ import Testing
         }
     }
 }
-
-@Suite struct MultipartParserTests {
-    @Test func splitsPartsWithNamesFilenamesAndTypes() throws {
-        let body = Array("preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\none\r\n--XyZ\r\nContent-Disposition: form-data; name=\"f\"; filename=\"p.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n\r\n--Xy\u{1}\r\n--XyZ--\r\nepilogue".utf8)
-        let form = try MultipartFormData(body: body, boundary: "XyZ")
-        #expect(form.parts.count == 2)
-        #expect(form.text("a") == "one")
-        #expect(form.part(named: "f")?.filename == "p.bin")
-        #expect(form.part(named: "f")?.contentType == "application/octet-stream")
-        #expect(form.part(named: "f")?.body == Array("\r\n--Xy\u{1}".utf8), "a near-boundary inside the content stays content")
-    }
-
-    @Test func boundaryComesFromTheContentType() {
-        #expect(MultipartFormData.boundary(fromContentType: "multipart/form-data; boundary=abc") == "abc")
-        #expect(MultipartFormData.boundary(fromContentType: "Multipart/Form-Data; charset=utf-8; boundary=\"a b\"") == "a b")
-        #expect(MultipartFormData.boundary(fromContentType: "multipart/form-data") == nil)
-        #expect(MultipartFormData.boundary(fromContentType: "application/json; boundary=abc") == nil)
-    }
-
-    @Test(arguments: ["", "--b", "--b\r\nno headers end", "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nno closing", "--b\r\nX: y\r\n\r\nv\r\n--b--"])
-    func malformedBodiesThrow(text: String) {
-        #expect(throws: MultipartFormData.ParseError.self) { try MultipartFormData(body: Array(text.utf8), boundary: "b") }
-    }
-}
