@@ -56,6 +56,8 @@ public struct ParleyConfiguration: Sendable {
     public var mediaConsentSeconds = 30
     /// Relay legs this node holds at most (two per call, one per echo test): `relay_full` past it.
     public var mediaMaxLegs = 4000
+    /// Distinct SSRCs one leg's client may send RTP with; RTP with a further new one is dropped.
+    public var mediaMaxSSRCsPerLeg = 8
     /// The relay's TCP port for ICE over TCP (RFC 6544). Nil: the same number as `mediaPort`;
     /// 0: no TCP.
     public var mediaTCPPort: Int?
@@ -199,9 +201,9 @@ public struct ParleyConfiguration: Sendable {
         maxImageBytes = config.int(forKey: "uploads.maxImageBytes", default: d.maxImageBytes)
         maxVideoBytes = config.int(forKey: "uploads.maxVideoBytes", default: d.maxVideoBytes)
         maxAudioBytes = config.int(forKey: "uploads.maxAudioBytes", default: d.maxAudioBytes)
+        attachmentQuotaBytes = config.int(forKey: "uploads.attachmentQuotaBytes", default: d.attachmentQuotaBytes)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         mailboxCapacity = config.int(forKey: "realtime.mailboxCapacity", default: d.mailboxCapacity)
-        attachmentQuotaBytes = config.int(forKey: "uploads.attachmentQuotaBytes", default: d.attachmentQuotaBytes)
         maxConnectionsPerUser = config.int(forKey: "realtime.maxConnectionsPerUser", default: d.maxConnectionsPerUser)
         adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
@@ -217,6 +219,7 @@ public struct ParleyConfiguration: Sendable {
         echoCallSeconds = config.int(forKey: "calls.echoSeconds", default: d.echoCallSeconds)
         mediaConsentSeconds = config.int(forKey: "media.consentSeconds", default: d.mediaConsentSeconds)
         mediaMaxLegs = config.int(forKey: "media.maxLegs", default: d.mediaMaxLegs)
+        mediaMaxSSRCsPerLeg = config.int(forKey: "media.maxSSRCsPerLeg", default: d.mediaMaxSSRCsPerLeg)
         mediaTCPPort = config.int(forKey: "media.tcpPort") ?? d.mediaTCPPort
         mediaUDPCandidates = config.bool(forKey: "media.udpCandidates", default: d.mediaUDPCandidates)
         ringSeconds = config.int(forKey: "calls.ringSeconds", default: d.ringSeconds)

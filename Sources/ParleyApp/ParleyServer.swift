@@ -123,7 +123,8 @@ public enum ParleyServer {
                                               announcedAddress: config.mediaAnnouncedAddress.isEmpty ? nil : config.mediaAnnouncedAddress,
                                               announcedAddresses: config.mediaAnnouncedAddresses,
                                               consentTimeout: .seconds(config.mediaConsentSeconds),
-                                              maxLegs: max(config.mediaMaxLegs, 2), tcpPort: config.mediaTCPPort,
+                                              maxLegs: max(config.mediaMaxLegs, 2), maxSSRCsPerLeg: max(config.mediaMaxSSRCsPerLeg, 2),
+                                              tcpPort: config.mediaTCPPort,
                                               udpCandidates: config.mediaUDPCandidates),
             logger: logger, metrics: RelayMetrics(factory: metrics))
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)

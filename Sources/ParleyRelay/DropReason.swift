@@ -34,6 +34,9 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
     /// The leg has no partner, or the partner has not finished ICE and DTLS, or does not take
     /// this kind of media.
     case noTarget
+    /// RTP with an SSRC the leg has not used before, when it has already used
+    /// ``RelayConfiguration/maxSSRCsPerLeg`` of them: its state (plans, statistics) stays bounded.
+    case ssrcLimit
     /// Protecting for the partner failed (libsrtp error).
     case protectFailed
     /// Larger than the receive buffer allows.
@@ -66,6 +69,7 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
         case .malformedRTCP: "malformed_rtcp"
         case .unknownPayloadType: "unknown_payload_type"
         case .noTarget: "no_target"
+        case .ssrcLimit: "ssrc_limit"
         case .protectFailed: "protect_failed"
         case .oversized: "oversized"
         case .tcpUnauthenticated: "tcp_unauthenticated"

@@ -23,6 +23,9 @@ public struct RelayConfiguration: Sendable, Hashable {
     public var maxDatagramSize: Int
     /// Legs this node holds at most (two per call, one per echo test); more are refused `relay_full`.
     public var maxLegs: Int
+    /// Distinct SSRCs a leg's client may send RTP with over the leg's life (audio and video
+    /// together, a changed SSRC counting anew); RTP with a further new one is dropped `ssrc_limit`.
+    public var maxSSRCsPerLeg: Int
     /// The TCP port for ICE over TCP (RFC 6544 passive candidates, RFC 4571 framing), for clients
     /// whose UDP is blocked. Nil: the same number as the UDP port (the bound one when ``port`` is
     /// 0, or any free one if that number is taken); 0: no TCP.
@@ -42,7 +45,7 @@ public struct RelayConfiguration: Sendable, Hashable {
     public init(host: String = "0.0.0.0", port: Int = 50000, announcedAddress: String? = nil,
                 announcedAddresses: [String] = [],
                 consentTimeout: Duration = .seconds(30), timerInterval: Duration = .milliseconds(50),
-                vectorReadCount: Int = 32, maxDatagramSize: Int = 2048, maxLegs: Int = 4000,
+                vectorReadCount: Int = 32, maxDatagramSize: Int = 2048, maxLegs: Int = 4000, maxSSRCsPerLeg: Int = 8,
                 tcpPort: Int? = nil, udpCandidates: Bool = true, tcpPendingLimit: Int = 256,
                 tcpFirstCheckTimeout: Duration = .seconds(5), tcpSendBufferBytes: Int = 256 << 10) {
         self.host = host
@@ -56,6 +59,7 @@ public struct RelayConfiguration: Sendable, Hashable {
         self.vectorReadCount = vectorReadCount
         self.maxDatagramSize = maxDatagramSize
         self.maxLegs = maxLegs
+        self.maxSSRCsPerLeg = maxSSRCsPerLeg
         self.tcpPort = tcpPort
         self.udpCandidates = udpCandidates
         self.tcpPendingLimit = tcpPendingLimit

@@ -49,7 +49,9 @@ extension RelayEngine {
         }
         guard let kind = leg.mediaLookup.kind(ofPayloadType: header.payloadType) else { return drop(.unknownPayloadType) }
         if !leg.mediaLookup.isPrimary(header.ssrc, for: kind) {
-            // An offer without a=ssrc, or a client that changed SSRC: learn it so RTCP maps.
+            // An offer without a=ssrc, or a client that changed SSRC: learn it so RTCP maps —
+            // within the leg's SSRC budget, so a client cycling SSRCs cannot grow its state.
+            guard leg.admitSSRC(header.ssrc, limit: configuration.maxSSRCsPerLeg) else { return drop(.ssrcLimit) }
             leg.media.learnRemoteSSRC(header.ssrc, for: kind)
             rebuildPlans(leg)
         }

@@ -73,6 +73,17 @@ final class RelayLeg: @unchecked Sendable {
     var forwardedMedia = false
     /// RFC 3550 reception statistics per kind (audio, video).
     var reception: [RTPReceptionStatistics] = [RTPReceptionStatistics(), RTPReceptionStatistics()]
+    /// The SSRCs the client has sent RTP with, at most ``RelayConfiguration/maxSSRCsPerLeg``.
+    var ssrcsSeen: [UInt32] = []
+
+    /// Whether RTP with `ssrc` may go on: one already seen, or a new one while there is room
+    /// (which it then takes). A linear scan of a handful, only for packets off the primary SSRC.
+    func admitSSRC(_ ssrc: UInt32, limit: Int) -> Bool {
+        if ssrcsSeen.contains(ssrc) { return true }
+        guard ssrcsSeen.count < limit else { return false }
+        ssrcsSeen.append(ssrc)
+        return true
+    }
 
     init(id: LegID, owner: String, media: LegMedia, ice: ICELiteAgent, dtls: consuming DTLSTransport,
          answerParameters: SDPRelayParameters, remoteFingerprint: DTLSFingerprint, localSetup: SDPSetupRole) {

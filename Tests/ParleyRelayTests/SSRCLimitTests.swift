@@ -1,0 +1,52 @@
+import ParleyDTLS
+import ParleySRTP
+import Testing
+@testable import ParleyRelay
+
+/// A leg's client may send RTP with only so many SSRCs (`media.maxSSRCsPerLeg`): a client that
+/// cycles SSRCs cannot make the relay learn (and rebuild its plans for) one after another.
+extension LegDTLSTests {
+    @Test("RTP with a new SSRC past the leg's budget is dropped ssrc_limit; SSRCs already seen still pass")
+    func ssrcsPerLegAreCapped() throws {
+        let relayContext = try DTLSContext()
+        let peerContext = try DTLSContext(role: .client)
+        let (leg, _) = try makeLeg(fingerprint: peerContext.fingerprint, setup: "actpass", relayContext: relayContext)
+        nominate(leg)
+        var peer = try DTLSClient(context: peerContext, remoteFingerprint: relayContext.fingerprint)
+        let keys = handshake(&peer)
+        let material = try #require(keys)
+        #expect(leg.state == .connected)
+        var protector = try SRTPSession(profile: material.profile, key: material.outbound(for: .client), direction: .outbound)
+
+        var sequence: UInt16 = 1
+        /// One Opus packet (payload type 96 in the offer) from `ssrc`, protected as the client would.
+        func sendAudio(ssrc: UInt32) {
+            var packet = [UInt8](repeating: 0, count: 128)
+            packet[0] = 0x80
+            packet[1] = 96
+            packet[2] = UInt8(sequence >> 8); packet[3] = UInt8(sequence & 0xFF)
+            sequence &+= 1
+            withUnsafeBytes(of: ssrc.bigEndian) { packet.replaceSubrange(8..<12, with: $0) }
+            var length = 12 + 20
+            let status = packet.withUnsafeMutableBytes { protector.protectRTP($0, length: &length) }
+            #expect(status == .ok)
+            deliver(Array(packet[0..<length]))
+        }
+
+        let limit = configuration.maxSSRCsPerLeg
+        for ssrc in 1...UInt32(limit) { sendAudio(ssrc: ssrc) }
+        #expect(engine.counters[.ssrcLimit] == 0, "up to the budget, every new SSRC is taken")
+        #expect(engine.counters[.noTarget] == UInt64(limit), "and goes on (to no partner: this leg has none)")
+
+        sendAudio(ssrc: 1000)
+        #expect(engine.counters[.ssrcLimit] == 1, "one more new SSRC is dropped under its own reason")
+        sendAudio(ssrc: 1001)
+        #expect(engine.counters[.ssrcLimit] == 2)
+        #expect(leg.media.audio?.remotePrimarySSRC == UInt32(limit), "nor was it learned")
+
+        sendAudio(ssrc: 1)
+        #expect(engine.counters[.ssrcLimit] == 2, "an SSRC the leg already used still passes")
+        #expect(engine.counters[.noTarget] == UInt64(limit) + 1)
+        #expect(leg.media.audio?.remotePrimarySSRC == 1)
+    }
+}
