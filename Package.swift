@@ -269,3 +269,18 @@ let package = Package(
         ]),
     ]
 )
+
+// libFuzzer targets (fuzz/): one program, `parley-fuzz`, over the wire parsers. Declared only for
+// scripts/fuzz.sh, which sets PARLEY_FUZZ=1 and builds it with -sanitize=fuzzer,address into
+// .build-fuzz, so the ordinary build neither sees nor builds it.
+if Context.environment["PARLEY_FUZZ"] == "1" {
+    package.targets += [
+        .target(name: "ParleyFuzzTargets", dependencies: [
+            "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleyDTLS", "ParleyMultipart", "ParleyProtocol", "ParleyFiles",
+            .product(name: "NIOCore", package: "swift-nio"),
+        ], path: "fuzz/Sources/ParleyFuzzTargets"),
+        // C, so the program is linked as it is: libFuzzer's own main calls the Swift targets.
+        .executableTarget(name: "parley-fuzz", dependencies: ["ParleyFuzzTargets"], path: "fuzz/Sources/parley-fuzz"),
+    ]
+    package.products += [.executable(name: "parley-fuzz", targets: ["parley-fuzz"])]
+}

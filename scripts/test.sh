@@ -8,6 +8,10 @@ export PARLEY_TEST_PYTHON="$PWD/.venv/bin/python"
 .venv/bin/python scripts/check-openapi.py   # docs/openapi.yaml is valid and lists exactly the routes served
 swift build --build-tests
 swift test --skip-build "$@"
+# libFuzzer over every wire parser (STUN, RTP, RTCP, SDP, DTLS records, multipart, realtime
+# frames, media probes), a few seconds each from the seeds (skipped when only some tests were
+# asked for; scripts/fuzz.sh TARGET SECONDS runs one longer by hand).
+if [ $# -eq 0 ]; then scripts/fuzz.sh all 4; fi
 # docs/openapi.yaml under Schemathesis against the built server: every operation, all checks, a
 # fixed seed (skipped when only some tests were asked for; scripts/fuzz-api.sh runs longer by hand).
 if [ $# -eq 0 ]; then scripts/fuzz-api.sh --ci; fi

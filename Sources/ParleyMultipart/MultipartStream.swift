@@ -23,6 +23,7 @@ public final class MultipartStream {
     private enum State { case betweenParts, headers, body }
 
     private let parser: MultipartParser
+    private var guardian: HeaderNameGuard
     private var events: [Event] = []
     private var headers = HTTPHeaders()
     private var state = State.betweenParts
@@ -31,6 +32,7 @@ public final class MultipartStream {
 
     public init(boundary: String) {
         parser = MultipartParser(boundary: boundary)
+        guardian = HeaderNameGuard(boundary: boundary)
         // The parser lives and dies with this stream, so its callbacks hold it unowned.
         parser.onHeader = { [unowned self] name, value in
             self.headers.add(name: name, value: value)
@@ -52,6 +54,11 @@ public final class MultipartStream {
     public func feed(_ buffer: ByteBuffer) throws -> [Event] {
         defer { events.removeAll(keepingCapacity: true) }
         guard !failed else { throw ParseError.malformed }
+        // multipart-kit traps on a header name byte past ASCII: refuse those bytes before it reads them.
+        guard buffer.withUnsafeReadableBytes({ guardian.admits($0) }) else {
+            failed = true
+            throw ParseError.malformed
+        }
         do { try parser.execute(buffer) } catch { failed = true }
         if failed { throw ParseError.malformed }
         return events

@@ -56,4 +56,26 @@ import Testing
     func malformedBodiesThrow(text: String) {
         #expect(throws: MultipartStream.ParseError.self) { try Self.parts(Array(text.utf8), boundary: "b", step: 5) }
     }
+
+    /// Found by the `multipart` fuzz target: a byte past ASCII in a part's header name made
+    /// multipart-kit 4.7.1 trap (index out of range in its table of name characters), which would
+    /// take the server down. Now the body is malformed, however it is cut into pieces.
+    @Test(arguments: [1, 3, 64, 4096])
+    func aHeaderNameBytePastASCIIIsMalformedNotATrap(step: Int) {
+        var body = Array("--b0undary\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nAnn\r\n--b0undary\r\nContent-".utf8)
+        body += [0xB8] + Array("isposition: form-data; name=\"file\"\r\n\r\n\u{89}PNG\r\n--b0undary--\r\n".utf8)
+        #expect(throws: MultipartStream.ParseError.malformed) { try Self.parts(body, boundary: "b0undary", step: step) }
+        let first = Array("--b\r\n".utf8) + [0xC3, 0xA9] + Array(": x\r\n\r\nv\r\n--b--".utf8)
+        #expect(throws: MultipartStream.ParseError.malformed) { try Self.parts(first, boundary: "b", step: step) }
+    }
+
+    /// Bytes past ASCII are fine where they may stand: in a header's value (a UTF-8 file name, as
+    /// browsers send it) and in the content.
+    @Test func bytesPastASCIIInValuesAndContentAreFine() throws {
+        let body = Array("--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"r\u{E9}sum\u{E9}.png\"\r\n\r\n".utf8)
+            + [0x89, 0xFF, 0x80, 0x3A, 0xC3] + Array("\r\n--b--\r\n".utf8)
+        let parts = try Self.parts(body, boundary: "b", step: 2)
+        #expect(parts == [Part(name: "file", filename: "r\u{E9}sum\u{E9}.png", contentType: nil, body: [0x89, 0xFF, 0x80, 0x3A, 0xC3])])
+    }
 }
+

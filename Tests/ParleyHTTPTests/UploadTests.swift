@@ -83,6 +83,12 @@ import Testing
             let malformed = try await client.call(.post, "/v1/attachments", raw: cut, token: ann.accessToken, headers: headers)
             #expect(malformed.status == .badRequest)
             #expect(malformed.errorCode == "invalid_multipart")
+            // A header name past ASCII (which made the parser trap, found by fuzzing): a 400 too.
+            let nonASCII = Array("--b\r\nContent-".utf8) + [0xB8] + Array("isposition: form-data; name=\"file\"\r\n\r\n".utf8)
+                + TestImages.png + Array("\r\n--b--\r\n".utf8)
+            let refused = try await client.call(.post, "/v1/attachments", raw: nonASCII, token: ann.accessToken, headers: headers)
+            #expect(refused.status == .badRequest)
+            #expect(refused.errorCode == "invalid_multipart")
             #expect(Self.storedFiles(parley) == [])
         }
     }

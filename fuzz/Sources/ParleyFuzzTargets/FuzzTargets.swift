@@ -1,0 +1,116 @@
+import Foundation
+import NIOCore
+import ParleyDTLS
+import ParleyFiles
+import ParleyMultipart
+import ParleyProtocol
+import ParleyRTP
+import ParleySDP
+import ParleySTUN
+
+/// The fuzz targets by name. Each takes arbitrary bytes and must return: no trap, no sanitizer
+/// report. Seeds live in fuzz/seeds/<name>/ (taken from the repo's fixtures and RFC vectors).
+enum FuzzTargets {
+    typealias Target = @Sendable (UnsafeRawBufferPointer) -> Void
+
+    nonisolated(unsafe) static var selected: Target = { _ in }
+
+    static let all: [String: Target] = [
+        "stun": stun, "rtp": rtp, "rtcp": rtcp, "sdp": sdp, "dtls": dtls,
+        "multipart": multipart, "command": command, "media": media,
+    ]
+
+    /// STUN (RFC 8489): parse, walk the attributes, check integrity and fingerprint.
+    static func stun(_ bytes: UnsafeRawBufferPointer) {
+        guard case .success(let message) = STUNMessage.parse(bytes) else { return }
+        // RFC 5769's password, so that the seeds' MESSAGE-INTEGRITY verifies and mutants near them are checked.
+        _ = message.verifyMessageIntegrity(bytes, key: STUNIntegrityKey(password: "VOkJxbRl1RmTxUk/WvJxBt"))
+        _ = message.verifyFingerprint(bytes)
+    }
+
+    /// RTP (RFC 3550 §5, RFC 8285): the header, CSRCs and extension elements; and the same bytes
+    /// as an RFC 4571 stream.
+    static func rtp(_ bytes: UnsafeRawBufferPointer) {
+        if case .success(let header) = RTPHeader.parse(bytes) {
+            for index in 0..<header.csrcCount { _ = header.csrc(index, in: bytes) }
+            var elements = RTPHeaderExtensionIterator(bytes, header: header)
+            while elements.next() != nil {}
+            _ = header.extensionIsWellFormed(in: bytes)
+            for id in 0..<16 as Range<UInt8> {
+                _ = header.absSendTime(id: id, in: bytes)
+                _ = header.transportSequenceNumber(id: id, in: bytes)
+                _ = header.audioLevel(id: id, in: bytes)
+            }
+            var copy = Array(bytes)
+            _ = RTPPacketRewriter.rewrite(&copy, ssrc: 7, payloadType: 96)
+        }
+        var offset = 0
+        while offset < bytes.count,
+              case .frame(let length) = RFC4571Frame.next(in: UnsafeRawBufferPointer(rebasing: bytes[offset...]), maxLength: 1500) {
+            offset += RFC4571Frame.headerSize + length
+        }
+    }
+
+    /// RTCP (RFC 3550 §6, RFC 4585, RFC 5104): a compound parsed, and its SSRCs rewritten.
+    static func rtcp(_ bytes: UnsafeRawBufferPointer) {
+        _ = RTCPPacket.parseCompound(bytes)
+        var copy = Array(bytes)
+        _ = RTCPRewriter.rewriteSSRCs(in: &copy, sender: SSRCMap([(1, 2)]), media: SSRCMap([(3, 4)]))
+    }
+
+    static let relay = SDPRelayParameters(
+        iceUfrag: "fuzz", icePwd: "fuzzfuzzfuzzfuzzfuzzfuzz", fingerprintSHA256: Array(repeating: "AB", count: 32).joined(separator: ":"),
+        address: "127.0.0.1", port: 50000, tcpPort: 50000,
+        streams: ["0": SDPRelayStream(ssrc: 1, cname: "c", trackID: "a"), "1": SDPRelayStream(ssrc: 2, cname: "c", trackID: "v")])
+
+    /// SDP (RFC 8866) as text: parsed, printed again, and answered as the relay would.
+    static func sdp(_ bytes: UnsafeRawBufferPointer) {
+        guard let text = String(validating: bytes, as: UTF8.self),
+              let offer = try? SessionDescription(parsing: text) else { return }
+        _ = offer.text
+        if let answer = try? SDPAnswerer.answer(offer: offer, relay: relay) { _ = answer.sdp }
+    }
+
+    static let dtlsContext = try! DTLSContext()
+    static let dtlsPeer = try! DTLSContext(role: .client).fingerprint
+
+    /// DTLS records (RFC 6347 §4.1) as the relay's server endpoint takes them: the input is one
+    /// or more datagrams, each after a two-byte length, fed to a fresh endpoint in order.
+    static func dtls(_ bytes: UnsafeRawBufferPointer) {
+        guard var server = try? DTLSServer(context: dtlsContext, remoteFingerprint: dtlsPeer) else { return }
+        var offset = 0
+        while offset + 2 <= bytes.count {
+            let length = Int(bytes[offset]) << 8 | Int(bytes[offset + 1])
+            let end = min(offset + 2 + length, bytes.count)
+            _ = server.receive(UnsafeRawBufferPointer(rebasing: bytes[(offset + 2)..<end]))
+            offset = end
+        }
+        if bytes.count < 2 { _ = server.receive(bytes) }
+    }
+
+    /// multipart/form-data (RFC 7578) through multipart-kit's streaming parser: the first line is
+    /// the boundary, the first byte after it the size of the pieces the rest arrives in.
+    static func multipart(_ bytes: UnsafeRawBufferPointer) {
+        guard let newline = bytes.firstIndex(of: 0x0A), newline > 0, newline <= 70, newline + 1 < bytes.count else { return }
+        let boundary = String(decoding: bytes[..<newline], as: UTF8.self)
+        let step = Int(bytes[newline + 1] % 64) + 1
+        let stream = MultipartStream(boundary: boundary)
+        var offset = newline + 2
+        while offset < bytes.count {
+            let end = min(offset + step, bytes.count)
+            guard (try? stream.feed(ByteBuffer(bytes: bytes[offset..<end]))) != nil else { return }
+            offset = end
+        }
+        _ = try? stream.finish()
+    }
+
+    /// A realtime command frame (ParleyProtocol's one decoder).
+    static func command(_ bytes: UnsafeRawBufferPointer) {
+        _ = CommandFrame.decode(Array(bytes))
+    }
+
+    /// The media probes (MediaProbe: MP4/MOV/HEIC, MP3, AAC, Ogg, WAV, PNG/JPEG/GIF).
+    static func media(_ bytes: UnsafeRawBufferPointer) {
+        _ = MediaProbe.probe(Array(bytes))
+    }
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Writes fuzz/seeds/<target>/ from the repo's own fixtures: the RFC 5769 STUN vectors, the RTP and
+RTCP vectors, the realtime frames of the protocol tests, the test images; plus hand-made DTLS,
+multipart and media files. Run it again when those fixtures change; the SDP fixtures are read in
+place by scripts/fuzz.sh. The DTLS seeds (fuzz/seeds/dtls) are a ClientHello that `openssl s_client
+-dtls1_2 -use_srtp …` sent, whole and split in two, each datagram after a two-byte length."""
+import io, os, re, struct, wave, zlib
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+seeds = os.path.join(root, "fuzz", "seeds")
+
+
+def swift_arrays(path):
+    """Every `static let name: [UInt8] = [ … ]` of hex or decimal literals in a Swift file."""
+    text = open(os.path.join(root, path)).read()
+    for match in re.finditer(r"static let (\w+): \[UInt8\] = \[(.*?)\n    \]", text, re.S):
+        body = re.sub(r"//[^\n]*", "", match.group(2))
+        values = [v.strip() for v in body.split(",") if v.strip()]
+        try:
+            yield match.group(1), bytes(int(v, 0) for v in values)
+        except ValueError:
+            continue
+
+
+def write(target, name, data):
+    os.makedirs(os.path.join(seeds, target), exist_ok=True)
+    with open(os.path.join(seeds, target, name), "wb") as f:
+        f.write(data)
+
+
+for name, data in swift_arrays("Tests/ParleySTUNTests/RFC5769Vectors.swift"):
+    write("stun", name, data)
+for name, data in swift_arrays("Tests/ParleyRTPTests/RTPVectors.swift"):
+    write("rtp", name, data)
+    write("rtp", name + "-rfc4571", struct.pack(">H", len(data)) + data)
+for name, data in swift_arrays("Tests/ParleyRTPTests/RTCPVectors.swift"):
+    write("rtcp", name, data)
+
+frames = re.findall(r'\(#"(\{.*?\})"#', open(os.path.join(root, "Tests/ParleyProtocolTests/CommandFrameTests.swift")).read())
+for index, frame in enumerate(frames):
+    write("command", "frame-%02d" % index, ('{"id":"%d",' % index + frame[1:]).encode())
+
+# Multipart: boundary line, a piece-size byte, then the body (the fuzz target's input format).
+for index, step in enumerate([1, 7, 63]):
+    body = (b"--b0undary\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nAnn\r\n"
+            b"--b0undary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.png\"\r\nContent-Type: image/png\r\n\r\n"
+            b"\x89PNG\r\n--b0und\r\n--b0undary--\r\nepilogue")
+    write("multipart", "form-%d" % index, b"b0undary\n" + bytes([step]) + body)
+
+# Media: the test images, and a small file of each other kind the probes read.
+images = dict(swift_arrays("Tests/ParleyHTTPTests/Support/TestImages.swift"))
+for name, data in images.items():
+    write("media", name, data)
+write("media", "gif", b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;")
+buffer = io.BytesIO()
+with wave.open(buffer, "wb") as w:
+    w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000); w.writeframes(b"\x00\x01" * 800)
+write("media", "wav", buffer.getvalue())
+mp3_frame = b"\xff\xfb\x90\x64" + b"\x00" * 413            # MPEG-1 layer III, 128 kbit/s, 44.1 kHz
+write("media", "mp3", b"ID3\x03\x00\x00\x00\x00\x00\x00" + mp3_frame * 3)
+adts = b"\xff\xf1\x50\x80\x02\x1f\xfc" + b"\x00" * 9      # AAC-LC 44.1 kHz stereo, 16-byte frame
+write("media", "aac", adts * 3)
+
+
+def box(kind, payload):
+    return struct.pack(">I", 8 + len(payload)) + kind + payload
+
+
+mvhd = box(b"mvhd", b"\x00" * 4 + b"\x00" * 8 + struct.pack(">II", 1000, 5000) + b"\x00" * 80)
+tkhd = box(b"tkhd", b"\x00\x00\x00\x07" + b"\x00" * 72 + struct.pack(">II", 640 << 16, 480 << 16))
+mdhd = box(b"mdhd", b"\x00" * 12 + struct.pack(">II", 90000, 450000) + b"\x00" * 4)
+hdlr = box(b"hdlr", b"\x00" * 8 + b"vide" + b"\x00" * 13)
+trak = box(b"trak", tkhd + box(b"mdia", mdhd + hdlr))
+write("media", "mp4", box(b"ftyp", b"isom\x00\x00\x02\x00isomiso2mp41") + box(b"moov", mvhd + trak) + box(b"mdat", b"\x00" * 16))
+
+
+def ogg_page(header_type, granule, serial, sequence, packet):
+    segments = bytes([255] * (len(packet) // 255) + [len(packet) % 255])
+    page = b"OggS\x00" + bytes([header_type]) + struct.pack("<qIII", granule, serial, sequence, 0) + bytes([len(segments)]) + segments + packet
+    crc = 0
+    for byte in page:                                     # RFC 3533 §6: CRC-32, poly 0x04C11DB7
+        crc ^= byte << 24
+        for _ in range(8):
+            crc = (crc << 1 ^ 0x04C11DB7 if crc & 0x80000000 else crc << 1) & 0xFFFFFFFF
+    return page[:22] + struct.pack("<I", crc) + page[26:]
+
+
+opus_head = b"OpusHead\x01\x01\x38\x01\x80\xbb\x00\x00\x00\x00\x00"
+write("media", "ogg", ogg_page(2, 0, 7, 0, opus_head) + ogg_page(0, 0, 7, 1, b"OpusTags\x00\x00\x00\x00\x00\x00\x00\x00")
+      + ogg_page(4, 48312, 7, 2, b"\xfc\xff\xfe"))
+print("seeds written under", os.path.relpath(seeds))
