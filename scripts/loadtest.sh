@@ -4,11 +4,13 @@
 # stops the server. The report (table, loadtest-results/<scenario>.json and .svg) is the harness's.
 # usage: scripts/loadtest.sh calls --calls 50 --duration 60 --compare-reference
 #        scripts/loadtest.sh chat --users 1000 --rate 1000 --duration 30
+#        scripts/loadtest.sh idle --users 10000                  (resident memory with 10 000 idle sockets)
+#        scripts/loadtest.sh idle --users 2000 --invites 1000    (invite → call.incoming latency)
 # env: PARLEY_BIN (a folder with built `parley` and `parley-loadtest`: skips the build),
 #      LOADTEST_OUT (default loadtest-results), LOADTEST_HTTP_PORT, LOADTEST_MEDIA_PORT
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { echo "usage: scripts/loadtest.sh calls|chat [parley-loadtest options]"; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/loadtest.sh calls|chat|idle [parley-loadtest options]"; exit 2; }
 bin=${PARLEY_BIN:-}
 if [ -z "$bin" ]; then
     scripts/install-deps.sh

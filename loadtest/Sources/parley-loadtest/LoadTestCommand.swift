@@ -9,7 +9,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley-loadtest",
         abstract: "Drives calls and chat through a running Parley and reports what it measured.",
-        subcommands: [CallsCommand.self, ChatCommand.self])
+        subcommands: [CallsCommand.self, ChatCommand.self, IdleCommand.self])
 }
 
 /// Where the server is and how to reach its operator routes.
@@ -180,6 +180,61 @@ struct ChatCommand: AsyncParsableCommand {
         print("report: \(files.json)\nchart:  \(files.svg)")
         if requireAllDelivered, report.acknowledged < report.sent || report.deliveries < report.expectedDeliveries {
             print("FAILED: \(report.sent - report.acknowledged) messages unacknowledged, \(report.expectedDeliveries - report.deliveries) deliveries missing")
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct IdleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle",
+        abstract: "Many connected idle users: the server's resident memory, and invite → call.incoming latency among them.")
+
+    @OptionGroup var server: ServerOptions
+
+    @Option(help: "Connected users (seeded in friend pairs).")
+    var users = 1_000
+
+    @Option(help: "Seconds the sockets sit idle before the server's memory is read.")
+    var settle = 10
+
+    @Option(help: "Call invites to time after that (0: none); each rings a friend and hangs up.")
+    var invites = 0
+
+    @Option(help: "Invites started per second.")
+    var inviteRate = 20.0
+
+    @Option(help: "Exit 1 when the server's resident memory with everyone connected is above this many MiB.")
+    var maxResidentMib: Double?
+
+    @Option(help: "Exit 1 when the invite → call.incoming p99 is above this many milliseconds.")
+    var maxInviteP99Ms: Double?
+
+    func run() async throws {
+        var options = IdleOptions()
+        options.users = users
+        options.settle = .seconds(settle)
+        options.invites = invites
+        options.invitesPerSecond = inviteRate
+        let report = try await IdleScenario(api: try server.api(), options: options).run()
+        print(report.table)
+        try FileManager.default.createDirectory(atPath: server.out, withIntermediateDirectories: true)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let path = "\(server.out)/idle.json"
+        try encoder.encode(report).write(to: URL(fileURLWithPath: path))
+        print("report: \(path)")
+
+        var problems: [String] = []
+        if report.connected < users { problems.append("only \(report.connected) of \(users) connected") }
+        if let maxResidentMib, Double(report.residentBytesConnected) / 1_048_576 > maxResidentMib {
+            problems.append("resident memory above \(maxResidentMib) MiB")
+        }
+        if let maxInviteP99Ms, (report.inviteToIncomingMs.p99 ?? .infinity) > maxInviteP99Ms || !report.inviteFailures.isEmpty {
+            problems.append("invite → call.incoming p99 above \(maxInviteP99Ms) ms, or invites failed")
+        }
+        if !problems.isEmpty {
+            print("FAILED: " + problems.joined(separator: "; "))
             throw ExitCode(1)
         }
     }
