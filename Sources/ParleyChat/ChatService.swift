@@ -125,9 +125,10 @@ public final class ChatService: Sendable {
         return (summaries, next)
     }
 
-    /// The app icon's badge: how many dialogs have unread messages.
+    /// The app icon's badge: how many dialogs have unread messages (in groups, not counting those
+    /// of people the user blocked).
     public func unreadDialogCount(of user: UserID) async throws -> Int {
-        try await store.unreadDialogCount(of: user)
+        try await store.unreadDialogCount(of: user, ignoringInGroups: Set(try await friends.blocks(by: user).map(\.blocked)))
     }
 
     public func dialog(_ user: UserID, _ id: DialogID) async throws -> DialogSummary {
@@ -136,13 +137,23 @@ public final class ChatService: Sendable {
         return try await summary(dialog, membership)
     }
 
+    /// In a group, the messages of people the member blocked are not theirs to see (as in
+    /// `history`): neither counted unread nor shown as the last message.
     func summary(_ dialog: DialogRecord, _ membership: Membership) async throws -> DialogSummary {
         let members = try await store.members(of: dialog.id)
-        let last = try await store.messages(in: dialog.id, after: membership.clearedSeq, before: nil, limit: 1).first
+        let blocked = dialog.type == .group ? Set(try await friends.blocks(by: membership.userID).map(\.blocked)) : []
+        var last: MessageRecord?
+        var before: Int64?
+        while last == nil {
+            let page = try await store.messages(in: dialog.id, after: membership.clearedSeq, before: before, limit: blocked.isEmpty ? 1 : 50)
+            last = page.first { !blocked.contains($0.senderID) }
+            guard page.count == (blocked.isEmpty ? 1 : 50), let oldest = page.last else { break }
+            before = oldest.seq
+        }
         var lastView: MessageView?
         if let last { lastView = try await views([last], members: members).first }
         return DialogSummary(dialog: dialog, memberIDs: members.map(\.userID), lastMessage: lastView,
-                             unreadCount: try await store.unreadCount(dialog.id, for: membership))
+                             unreadCount: try await store.unreadCount(dialog.id, for: membership, ignoring: blocked))
     }
 
     /// The dialog, if `user` is in it; otherwise it does not exist for them.

@@ -31,18 +31,20 @@ public protocol ChatStore: Sendable {
     func markRead(_ dialog: DialogID, by user: UserID, upTo seq: Int64) async throws -> Bool
     /// Dialogs the user sees, newest activity first, after a keyset cursor.
     func dialogs(of user: UserID, after cursor: DialogCursor?, limit: Int) async throws -> [(DialogRecord, Membership)]
-    func unreadCount(_ dialog: DialogID, for membership: Membership) async throws -> Int
-    /// How many of `user`'s dialogs have messages from others after the user's read position.
-    func unreadDialogCount(of user: UserID) async throws -> Int
+    /// Messages from others after the member's read position, `senders`' left out.
+    func unreadCount(_ dialog: DialogID, for membership: Membership, ignoring senders: Set<UserID>) async throws -> Int
+    /// How many of `user`'s dialogs have messages from others after the user's read position;
+    /// in groups, messages from `senders` do not count.
+    func unreadDialogCount(of user: UserID, ignoringInGroups senders: Set<UserID>) async throws -> Int
 
     func insertAttachment(_ attachment: AttachmentRecord) async throws
-    func attachment(id: AttachmentID) async throws -> AttachmentRecord?
-    func attachments(ids: [AttachmentID]) async throws -> [AttachmentRecord]
     /// Inserts the attachment only while its uploader's attachments, it included, come to at most
     /// `quota` bytes (one write, so two uploads at once cannot both slip under it); false when not.
     func insertAttachment(_ attachment: AttachmentRecord, withinQuota quota: Int) async throws -> Bool
     /// The bytes of all the attachments `user` uploaded.
     func attachmentBytes(uploadedBy user: UserID) async throws -> Int
+    func attachment(id: AttachmentID) async throws -> AttachmentRecord?
+    func attachments(ids: [AttachmentID]) async throws -> [AttachmentRecord]
     /// Whether `user` is a member of a dialog whose messages or avatar hold the attachment.
     /// Whether a message or a dialog avatar holds the attachment.
     func isReferenced(_ attachment: AttachmentID) async throws -> Bool

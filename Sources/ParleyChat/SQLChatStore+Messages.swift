@@ -74,23 +74,29 @@ extension SQLChatStore {
         }
     }
 
-    public func unreadCount(_ dialog: DialogID, for membership: Membership) async throws -> Int {
+    public func unreadCount(_ dialog: DialogID, for membership: Membership, ignoring senders: Set<UserID>) async throws -> Int {
         try await database.read { sql in
-            try sql.scalar("""
-                SELECT COUNT(*) FROM messages WHERE dialog_id = ? AND seq > ? AND sender_id <> ?
-                """, dialog.rawValue, max(membership.readSeq, membership.clearedSeq), membership.userID.rawValue, as: Int.self) ?? 0
+            let ignored = senders.isEmpty ? "" : " AND sender_id NOT IN (\(sqlPlaceholders(senders.count)))"
+            let binds: [SQLValue] = [dialog.rawValue.sqlValue, max(membership.readSeq, membership.clearedSeq).sqlValue,
+                                     membership.userID.rawValue.sqlValue] + senders.map(\.rawValue.sqlValue)
+            return try sql.query("SELECT COUNT(*) FROM messages WHERE dialog_id = ? AND seq > ? AND sender_id <> ?" + ignored,
+                                 binding: binds).first.map { try $0.first(as: Int.self) } ?? 0
         }
     }
 
-    public func unreadDialogCount(of user: UserID) async throws -> Int {
+    public func unreadDialogCount(of user: UserID, ignoringInGroups senders: Set<UserID>) async throws -> Int {
         try await database.read { sql in
             // Per dialect: the larger of two values is MAX(a, b) in SQLite, GREATEST(a, b) in PostgreSQL.
             let greatest = sql.kind == .sqlite ? "MAX" : "GREATEST"
-            return try sql.scalar("""
+            let ignored = senders.isEmpty ? "" : """
+                 AND NOT (messages.sender_id IN (\(sqlPlaceholders(senders.count)))
+                          AND EXISTS (SELECT 1 FROM dialogs WHERE dialogs.id = m.dialog_id AND dialogs.type = 'group'))
+                """
+            return try sql.query("""
                 SELECT COUNT(*) FROM dialog_members m WHERE m.user_id = ? AND m.hidden = 0
                 AND EXISTS (SELECT 1 FROM messages WHERE messages.dialog_id = m.dialog_id
-                            AND messages.seq > \(greatest)(m.read_seq, m.cleared_seq) AND messages.sender_id <> m.user_id)
-                """, user.rawValue, as: Int.self) ?? 0
+                            AND messages.seq > \(greatest)(m.read_seq, m.cleared_seq) AND messages.sender_id <> m.user_id\(ignored))
+                """, binding: [user.rawValue.sqlValue] + senders.map(\.rawValue.sqlValue)).first.map { try $0.first(as: Int.self) } ?? 0
         }
     }
 
@@ -118,12 +124,6 @@ extension SQLChatStore {
         }
     }
 
-    public func attachment(id: AttachmentID) async throws -> AttachmentRecord? {
-        try await attachments(ids: [id]).first
-    }
-
-    public func attachments(ids: [AttachmentID]) async throws -> [AttachmentRecord] {
-        if ids.isEmpty { return [] }
     public func insertAttachment(_ a: AttachmentRecord, withinQuota quota: Int) async throws -> Bool {
         try await database.write { sql in
             try sql.execute("""
@@ -141,6 +141,12 @@ extension SQLChatStore {
         }
     }
 
+    public func attachment(id: AttachmentID) async throws -> AttachmentRecord? {
+        try await attachments(ids: [id]).first
+    }
+
+    public func attachments(ids: [AttachmentID]) async throws -> [AttachmentRecord] {
+        if ids.isEmpty { return [] }
         return try await database.read { sql in
             try sql.query("SELECT \(Self.attachmentColumns) FROM attachments WHERE id IN (\(sqlPlaceholders(ids.count)))",
                           binding: ids.map(\.rawValue.sqlValue)).map(Self.decodeAttachment)

@@ -55,6 +55,51 @@ import Testing
         }
     }
 
+    /// The dialog list agrees with the history: in a shared group the blocked person's messages
+    /// are neither unread for the blocker nor the group's last message; for everyone else they are.
+    @Test func theBlockersDialogListLeavesOutTheBlockedsMessages() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)
+            let cy = try await client.signUp("Cy", "cy@example.com", outbox: parley.outbox)
+            try await client.befriend(cy, ann)
+            try await client.befriend(cy, bo)
+            let created = try await client.call(.post, "/v1/dialogs", json: ["type": "group", "name": "Trip", "memberIds": [ann.id, bo.id]],
+                                                token: cy.accessToken)
+            let group = try #require((created["dialog"] as? JSON)?["id"] as? String, "\(created)")
+            #expect(try await client.call(.put, "/v1/blocks/\(bo.id)", token: ann.accessToken).status.code < 300)
+
+            func groupRow(_ user: TestUser) async throws -> JSON {
+                let list = try await client.call(.get, "/v1/dialogs", token: user.accessToken)
+                return try #require((list["dialogs"] as? [JSON])?.first { $0["id"] as? String == group }, "\(list)")
+            }
+            func lastText(_ row: JSON) -> String? { (row["lastMessage"] as? JSON)?["text"] as? String }
+
+            #expect(try await client.sendText(bo, group, "one").status == .created)
+            #expect(try await client.sendText(cy, group, "from Cy").status == .created)
+            #expect(try await client.sendText(bo, group, "two").status == .created)
+            #expect(try await client.sendText(bo, group, "three").status == .created)
+
+            let annsRow = try await groupRow(ann)
+            #expect(annsRow["unreadCount"] as? Int == 1, "only Cy's message is unread for Ann")
+            #expect(lastText(annsRow) == "from Cy", "and it is the last one she sees")
+            let cysRow = try await groupRow(cy)
+            #expect(cysRow["unreadCount"] as? Int == 2, "Cy blocked nobody: Bo's two after her own message are unread")
+            #expect(lastText(cysRow) == "three")
+
+            // Ann reads what she sees; Bo writes on: the group stays read for her.
+            let cysMessage = try #require(try await client.history(ann, group).first?["id"] as? String)
+            #expect(try await client.call(.post, "/v1/dialogs/\(group)/read", json: ["upToMessageId": cysMessage], token: ann.accessToken).status == .noContent)
+            #expect(try await client.sendText(bo, group, "four").status == .created)
+            #expect(try await groupRow(ann)["unreadCount"] as? Int == 0)
+            // Unblocked, Bo's messages since her read mark count again.
+            #expect(try await client.call(.delete, "/v1/blocks/\(bo.id)", token: ann.accessToken).status.code < 300)
+            #expect(try await groupRow(ann)["unreadCount"] as? Int == 3)
+            #expect(lastText(try await groupRow(ann)) == "four")
+        }
+    }
+
     @Test func theBlockedSeeNeitherPictureNorStatusAndNeitherAddsTheOther() async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
