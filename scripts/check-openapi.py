@@ -27,6 +27,11 @@ variable) fails the check instead of being skipped.
    documented response of each operation it names, the operations must exist, and no check may be
    switched off for the whole run (only per operation).
 
+The web client's routes (Sources/ParleyHTTP/WebClientRoutes.swift: `/` and the plain files under
+`/web/`) are pages and scripts for a browser, not API operations: they are left out of the
+comparison by name (WEB_CLIENT_ROUTES), and the check fails if that list stops matching what
+WebClientRoutes.swift serves, so nothing else can hide behind it.
+
 Needs: PyYAML, openapi-spec-validator. Exit 0 when all holds, 1 otherwise (with the reasons).
 Usage: scripts/check-openapi.py [--root REPO] [--spec PATH]
 """
@@ -149,6 +154,11 @@ def add_functions(name: str, text: str) -> tuple[list[AddFunc], list[str]]:
         elif names:
             found.append(AddFunc(owner[-1], labels, names, brace, closing(text, brace)))
     return found, problems
+
+
+# Served for the browser, not part of the API (see the docstring).
+WEB_CLIENT_FILE = "WebClientRoutes.swift"
+WEB_CLIENT_ROUTES = {("GET", "/"), ("GET", "/web/settings.json"), ("GET", "/web/{name}"), ("GET", "/web/js/{name}")}
 
 
 def server_routes(sources: Path) -> tuple[set[tuple[str, str]], list[str]]:
@@ -334,6 +344,15 @@ def main() -> int:
 
     routes, problems = server_routes(args.root / "Sources" / "ParleyHTTP")
     failures += problems
+    web_file = args.root / "Sources" / "ParleyHTTP" / WEB_CLIENT_FILE
+    web_routes = set()
+    if web_file.exists():
+        text = strip_comments(web_file.read_text(encoding="utf-8"))
+        web_routes = {(m.group(3).upper(), normalize(m.group(4) or "")) for m in REGISTRATION.finditer(text)}
+    if web_routes != WEB_CLIENT_ROUTES:
+        failures.append(f"{WEB_CLIENT_FILE} serves {sorted(web_routes)}, but WEB_CLIENT_ROUTES (left out of the spec) "
+                        f"says {sorted(WEB_CLIENT_ROUTES)}")
+    routes -= web_routes & WEB_CLIENT_ROUTES
     documented = spec_operations(spec)
     for method, path in sorted(routes - documented, key=lambda r: (r[1], r[0])):
         failures.append(f"route not in the spec: {method} {path}")

@@ -98,6 +98,10 @@ public struct ParleyConfiguration: Sendable {
     public var logLevel = "info"
     /// `text` (one readable line per event) or `json` (one JSON object per line, for a log shipper).
     public var logFormat = "text"
+    /// The web client's files (index.html, app.css, js/…), served at `/` and `/web/…`; a relative
+    /// path is taken from the working directory (the repository root under `make run`). Empty: no
+    /// web client.
+    public var webDirectory = "web"
 
     /// APNs (token-based auth with a `.p8` key). Off while `keyFile` is empty.
     public struct Push: Sendable {
@@ -180,6 +184,7 @@ public struct ParleyConfiguration: Sendable {
         dataDirectory = config.string(forKey: "data.directory", default: d.dataDirectory)
         databaseURL = config.string(forKey: "database.url", default: d.databaseURL)
         publicBaseURL = config.string(forKey: "http.publicBaseURL", default: d.publicBaseURL)
+        webDirectory = config.string(forKey: "web.directory", default: d.webDirectory)
         jwtSecret = config.string(forKey: "auth.jwtSecret", isSecret: true, default: d.jwtSecret)
         bcryptCost = config.int(forKey: "auth.bcryptCost", default: d.bcryptCost)
         accessTokenSeconds = config.int(forKey: "auth.accessTokenSeconds", default: d.accessTokenSeconds)

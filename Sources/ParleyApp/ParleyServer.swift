@@ -150,6 +150,7 @@ public enum ParleyServer {
         }
         dependencies.trustedProxies = try TrustedProxies(config.trustedProxies)
         dependencies.realtimeAdmits = { gateway.acceptsAnotherConnection(of: $0) }
+        dependencies.webClient = webClient(config, logger: logger)
         let pushStore = PushStore(database: database)
         dependencies.push = PushSetup(store: pushStore, bundleID: config.push.isConfigured ? config.push.bundleID : nil)
         // A device whose session ends gets no more pushes: its tokens go with it.
@@ -207,6 +208,26 @@ public enum ParleyServer {
 }
 
 extension ParleyServer {
+    /// The web client's folder (`web.directory`, relative paths from the working directory), when
+    /// it holds an index.html; the outbox folder goes with it so the sign-up screen can say where
+    /// the verification mail was written.
+    static func webClient(_ config: ParleyConfiguration, logger: Logger) -> WebClient? {
+        guard !config.webDirectory.isEmpty else { return nil }
+        func absolute(_ path: String) -> String {
+            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
+                : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
+            return url.standardizedFileURL.path
+        }
+        let directory = absolute(config.webDirectory)
+        guard FileManager.default.fileExists(atPath: directory + "/index.html") else {
+            logger.warning("no web client: web.directory has no index.html", metadata: ["directory": "\(directory)"])
+            return nil
+        }
+        let outbox = config.mail.transport == "outbox"
+            ? absolute(config.mail.outboxDirectory.isEmpty ? config.dataDirectory + "/outbox" : config.mail.outboxDirectory) : nil
+        return WebClient(directory: directory, outboxDirectory: outbox)
+    }
+
     /// What stops in order when the server does, listed last-to-stop first (a service group stops
     /// in reverse): the calls end, then pushes drain, then the relay, then the database.
     static func lifecycleServices(_ parts: Parts) -> [any Service] {

@@ -36,6 +36,8 @@ public struct HTTPDependencies: Sendable {
     public var push = PushSetup.disabled
     /// Proxies whose `X-Forwarded-For` names the client (rate limits count the real client).
     public var trustedProxies = TrustedProxies.none
+    /// The web client's files, served at `/`; none unless set.
+    public var webClient: WebClient?
 
     public init(
         accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, quotes: QuoteService, echo: EchoCalls, calls: CallService, publicBaseURL: String, maxAvatarBytes: Int,
@@ -117,6 +119,7 @@ public enum ParleyRouter {
         let adminOnly = AdminTokenMiddleware(token: deps.operations.adminToken)
         AdminRoutes(operations: deps.operations, accounts: deps.accounts, friends: deps.friends).add(
             admin: router.group("admin").add(middleware: adminOnly), metrics: router.group("metrics").add(middleware: adminOnly))
+        if let webClient = deps.webClient { WebClientRoutes(client: webClient).add(to: router) }
         routeIndex.load(router.routes)
         return router
     }

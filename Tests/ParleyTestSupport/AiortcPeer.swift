@@ -97,17 +97,27 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
 
     /// The next JSON message on stdout, within `timeout`.
     public func next(timeout: Duration) async throws -> Message {
-        let line = try await nextLine(of: lines, timeout: timeout, who: "the aiortc peer", log: stderrLog)
+        let line = try await nextLine(timeout: timeout)
         guard let message = try? JSONDecoder().decode(Message.self, from: Data(line.utf8)) else {
             throw ChildProcessError.badLine("the aiortc peer", line)
         }
         return message
     }
 
+    /// The next line on stdout, within `timeout`, for scripts whose lines are their own.
+    public func nextLine(timeout: Duration) async throws -> String {
+        try await ParleyTestSupport.nextLine(of: lines, timeout: timeout, who: "the aiortc peer", log: stderrLog)
+    }
+
     /// Writes one JSON line to the peer's stdin.
     public func send(answer sdp: String) throws {
         let data = try JSONEncoder().encode(["sdp": sdp])
         stdin.fileHandleForWriting.write(data + Data("\n".utf8))
+    }
+
+    /// Writes one line of the script's own to its stdin.
+    public func send(line: String) {
+        stdin.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
     /// Tells a peer started with `--hold` to close its peer connection (DTLS close_notify).

@@ -1,0 +1,113 @@
+// The shell: restores the session, opens the realtime socket, routes #/… to one screen module
+// at a time, and keeps the header's badges current. Screens export render(el, params) and may
+// return a function that tears them down.
+import { h, fill } from "./dom.js";
+import * as session from "./session.js";
+import * as realtime from "./realtime.js";
+import { get, forgetBlobs } from "./api.js";
+import { remember } from "./users.js";
+import * as calls from "./call.js";
+
+const screens = {
+  signin: () => import("./screen-auth.js").then((m) => m.signIn),
+  signup: () => import("./screen-auth.js").then((m) => m.signUp),
+  reset: () => import("./screen-auth.js").then((m) => m.reset),
+  chats: () => import("./screen-chats.js").then((m) => m.render),
+  chat: () => import("./screen-chat.js").then((m) => m.render),
+  people: () => import("./screen-people.js").then((m) => m.render),
+  stories: () => import("./screen-stories.js").then((m) => m.render),
+  calls: () => import("./screen-calls.js").then((m) => m.render),
+  profile: () => import("./screen-profile.js").then((m) => m.render),
+};
+const open = new Set(["signin", "signup", "reset"]);
+
+const main = document.getElementById("screen");
+let teardown = null;
+let routing = 0;
+
+function parseHash() {
+  const [path, search = ""] = location.hash.replace(/^#\/?/, "").split("?");
+  const [name, ...rest] = path.split("/");
+  return { name: name || "", args: rest.map(decodeURIComponent), query: new URLSearchParams(search) };
+}
+
+async function route() {
+  const ticket = ++routing;
+  let { name, args, query } = parseHash();
+  const signedIn = !!session.currentUser();
+  if (!screens[name]) name = signedIn ? "chats" : "signin";
+  if (!signedIn && !open.has(name)) name = "signin";
+  if (signedIn && (name === "signin" || name === "signup")) name = "chats";
+  const render = await screens[name]();
+  if (ticket !== routing) return;
+  if (teardown) { try { teardown(); } catch {} teardown = null; }
+  document.getElementById("top").hidden = !signedIn;
+  for (const a of document.querySelectorAll("#nav a")) {
+    a.classList.toggle("active", a.getAttribute("href") === `#/${name === "chat" ? "chats" : name}`);
+  }
+  main.replaceChildren();
+  main.dataset.screen = name;
+  try {
+    teardown = (await render(main, { args, query })) || null;
+  } catch (error) {
+    if (ticket === routing) fill(main, h("div.card", h("p.error", error.message || String(error)), h("a", { href: "#/chats" }, "Back to chats")));
+  }
+}
+
+export function go(hash) {
+  if (location.hash === hash) route(); else location.hash = hash;
+}
+
+async function refreshBadges() {
+  if (!session.currentUser()) return;
+  try {
+    const [dialogs, incoming] = await Promise.all([get("/v1/dialogs"), get("/v1/friends/requests?direction=incoming")]);
+    badge("unread-total", dialogs.dialogs.reduce((n, d) => n + (d.unreadCount || 0), 0));
+    badge("requests-total", incoming.requests.length);
+  } catch {}
+}
+
+function badge(id, count) {
+  const el = document.getElementById(id);
+  el.hidden = !count;
+  el.textContent = count ? String(count) : "";
+}
+
+async function signedIn() {
+  const { user } = await get("/v1/me");
+  session.setCurrentUser(remember(user));
+  realtime.start();
+  calls.install();
+  refreshBadges();
+}
+
+session.onChange(async (isIn) => {
+  if (isIn) {
+    await signedIn();
+    go("#/chats");
+  } else {
+    realtime.stop();
+    forgetBlobs();
+    go("#/signin");
+  }
+});
+
+realtime.on("status", ({ online }) => {
+  const el = document.getElementById("connection");
+  el.textContent = online ? "online" : "reconnecting…";
+  el.classList.toggle("online", online);
+});
+for (const type of ["message.new", "message.read", "dialog.updated", "friend.request", "friend.accepted", "friend.removed", "resynced"]) {
+  realtime.on(type, () => { clearTimeout(refreshBadges.timer); refreshBadges.timer = setTimeout(refreshBadges, 250); });
+}
+
+window.addEventListener("hashchange", route);
+
+(async function boot() {
+  if (session.isSignedIn()) {
+    try { await signedIn(); } catch (error) {
+      if (session.isSignedIn()) fill(main, h("p.error", `Could not reach Parley: ${error.message}`));
+    }
+  }
+  route();
+})();
