@@ -198,3 +198,48 @@ struct WebClientBrowserTests {
         }
     }
 }
+
+/// The web client's screens around people, in three Chromium contexts and without media:
+/// password reset through the mailed link, declined and canceled requests, a group made,
+/// renamed, grown and left, blocking and unblocking, unfriending, a profile picture.
+/// Tests/Peers/web_client_social_peer.py does it through the page.
+@Suite(.serialized, .timeLimit(.minutes(3)),
+       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+                "needs Debian's chromium: scripts/test.sh installs it (apt-get install chromium)"))
+struct WebClientSocialTests {
+    struct Seen: Decodable {
+        let type: String
+        var error: String?, step: String?
+        var resetAndSignedIn: Bool?
+        var afterDecline: [String]?, cyIncomingAfterCancel: [String]?, annFriends: [String]?
+        var cySeesGroup: Bool?, boChatsAfterLeaving: Int?
+        var boFriendsWhenBlocked: [String]?, boFindsAnnWhenBlocked: [String]?, annBlockedAfterUnblock: [String]?
+        var cyLostAnn: Bool?, avatarShown: Bool?
+        var problems: [String]?
+    }
+
+    @Test("Three people: reset, requests declined and canceled, a group, blocking, unfriending, a picture")
+    func threePeople() async throws {
+        let python = try AiortcPeer.python()
+        let parley = try await TestParley.start { $0.webDirectory = webClientDirectory }
+        let shots = URL(fileURLWithPath: webClientDirectory).deletingLastPathComponent()
+            .appendingPathComponent(".build/web-screenshots").path
+        try await parley.test(.live) { client in
+            let peer = try AiortcPeer(python: python, script: AiortcPeer.script(named: "web_client_social_peer.py"), arguments: [
+                "--base", "http://127.0.0.1:\(client.port!)", "--public-url", parley.config.publicBaseURL, "--screenshots", shots])
+            defer { peer.kill() }
+            let line = try await peer.nextLine(timeout: .seconds(150))
+            let seen = try JSONDecoder().decode(Seen.self, from: Data(line.utf8))
+            try #require(seen.type == "result", "\(seen.step ?? "?"): \(seen.error ?? line)\n\(peer.stderr.suffix(4000))")
+            #expect(seen.resetAndSignedIn == true)
+            #expect(seen.afterDecline == [], "a declined request is gone from Ann's list too")
+            #expect(seen.cyIncomingAfterCancel == [], "a canceled request is gone from Cy's list")
+            #expect(seen.annFriends == ["Bo Park", "Cy Moss"])
+            #expect(seen.cySeesGroup == true && seen.boChatsAfterLeaving == 0)
+            #expect(seen.boFriendsWhenBlocked == [] && seen.boFindsAnnWhenBlocked == [], "blocked: \(seen)")
+            #expect(seen.annBlockedAfterUnblock == [])
+            #expect(seen.cyLostAnn == true && seen.avatarShown == true)
+            #expect((seen.problems ?? []).isEmpty, "\(seen.problems ?? [])")
+        }
+    }
+}

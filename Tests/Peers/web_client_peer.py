@@ -81,7 +81,7 @@ def mail_link(directory, address, path_part, timeout=10.0):
             if address.lower() not in text.lower():
                 continue
             text = re.sub(r"=\r?\n", "", text)   # quoted-printable soft line breaks
-            match = re.search(r"https?://[^\s\"'<>]*" + re.escape(path_part) + r"[^\s\"'<>]*token=[A-Za-z0-9_-]+", text)
+            match = re.search(r"[a-z][a-z0-9+.-]*://[^\s\"'<>]*" + re.escape(path_part) + r"[^\s\"'<>]*token=[A-Za-z0-9_-]+", text)
             if match:
                 return match.group(0).replace("=3D", "=")
         time.sleep(0.1)

@@ -78,9 +78,11 @@ export async function render(el, { args }) {
     fill(panel, form);
   }
 
+  let left = false;
   function leave() {
     if (!confirm(`Leave ${dialogTitle(dialog)}?`)) return;
-    guarded(async () => { await del(`/v1/dialogs/${dialogId}/members/me`); location.hash = "#/chats"; });
+    left = true;   // the dialog.updated our leaving causes is not ours to show any more
+    guarded(async () => { await del(`/v1/dialogs/${dialogId}/members/me`); location.hash = "#/chats"; }).finally(() => { left = false; });
   }
 
   // Messages ---------------------------------------------------------------------------------
@@ -229,7 +231,7 @@ export async function render(el, { args }) {
       typingTimer = setTimeout(() => { typing.textContent = ""; }, 5000);
     }),
     realtime.on("dialog.updated", async (event) => {
-      if (event.dialog?.id !== dialogId) return;
+      if (event.dialog?.id !== dialogId || left) return;
       try { dialog = (await get(`/v1/dialogs/${dialogId}`)).dialog; } catch { location.hash = "#/chats"; return; }
       dialog.members.forEach(remember);
       title.textContent = dialogTitle(dialog);
