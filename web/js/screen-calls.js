@@ -12,9 +12,9 @@ export async function render(el) {
     h("button", { "data-testid": "echo-test", onclick: startEcho }, "Test my microphone and camera")), h("div.card", list, more));
   let cursor = null;
   async function load(append = false) {
-    const page = await get("/v1/calls" + query({ cursor: append ? cursor : undefined, limit: 30 }));
+    const page = await get("/v1/calls" + query({ cursor: append ? cursor : undefined }));
     cursor = page.nextCursor;
-    more.hidden = !cursor || page.calls.length < 30;
+    more.hidden = !cursor;
     if (!append) list.replaceChildren();
     for (const call of page.calls) {
       remember(call.peer);
