@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import sync_playwright
 
 import web_client_peer as peer
-from web_client_peer import FLAGS, Person, emit, mail_link, png, step
+from web_client_peer import FLAGS, Person, emit, mail_link, png, step, until
 
 PASSWORD = "correct horse 42"
 
@@ -163,8 +163,7 @@ def run(args):
             ann.nav("profile")
             ann.page.get_by_test_id("avatar-file").set_input_files(
                 files=[{"name": "me.png", "mimeType": "image/png", "buffer": png(80, 80)}])
-            ann.page.wait_for_function(
-                "() => [...document.querySelectorAll('.avatar.big img')].some(i => i.complete && i.naturalWidth > 0)")
+            until(ann.page, "() => [...document.querySelectorAll('.avatar.big img')].some(i => i.complete && i.naturalWidth > 0)")
             result["avatarShown"] = True
             result["problems"] = ann.problems + bo.problems + cy.problems
         finally:

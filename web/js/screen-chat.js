@@ -81,8 +81,11 @@ export async function render(el, { args }) {
   let left = false;
   function leave() {
     if (!confirm(`Leave ${dialogTitle(dialog)}?`)) return;
-    left = true;   // the dialog.updated our leaving causes is not ours to show any more
-    guarded(async () => { await del(`/v1/dialogs/${dialogId}/members/me`); location.hash = "#/chats"; }).finally(() => { left = false; });
+    left = true;   // the dialog.updated our leaving causes (it may come after the reply) is not ours to show
+    guarded(async () => {
+      try { await del(`/v1/dialogs/${dialogId}/members/me`); } catch (error) { left = false; throw error; }
+      location.hash = "#/chats";
+    });
   }
 
   // Messages ---------------------------------------------------------------------------------
