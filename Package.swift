@@ -252,7 +252,10 @@ let package = Package(
         ]),
         .testTarget(name: "ParleyMailTests", dependencies: ["ParleyMail", "ParleyTestSupport"]),
         .testTarget(name: "ParleySMSTests", dependencies: ["ParleySMS", "ParleyTestSupport"]),
-        .testTarget(name: "ParleyAccountsTests", dependencies: ["ParleyAccounts"]),
+        .testTarget(name: "ParleyAccountsTests", dependencies: [
+            "ParleyAccounts", "ParleyStorage",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "ParleyStorageTests", dependencies: [
             "ParleyStorage",
             .product(name: "Logging", package: "swift-log"),

@@ -6,7 +6,14 @@ import ParleyStorage
 public struct SQLAccountStore: AccountStore {
     let database: Database
 
-    public init(database: Database) { self.database = database }
+    /// Up to this many trigram matches of a search are fetched and sorted; past it the name
+    /// index is walked in order instead (see `searchUsers`).
+    let sortedMatchLimit: Int
+
+    public init(database: Database, sortedMatchLimit: Int = 2_000) {
+        self.database = database
+        self.sortedMatchLimit = sortedMatchLimit
+    }
 
     static let userColumns = """
         SELECT id, email, phone_number, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at, created_at, updated_at FROM users
@@ -131,32 +138,42 @@ public struct SQLAccountStore: AccountStore {
         // Names match in part; an address only when typed whole (someone who knows it), so that
         // search cannot be used to harvest addresses by their domain or pieces.
         let address = AccountRules.normalizeEmail(query)
-        let name: String, nameBind: SQLValue
-        if database.kind == .sqlite && key.count >= 3 {
-            // The trigram index finds every name holding the text (a quoted FTS5 phrase).
-            name = "rowid IN (SELECT rowid FROM users_search WHERE users_search MATCH ?)"
-            nameBind = .text("\"" + key.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
-        } else {
-            // Shorter than a trigram: a scan, as before the index.
-            name = "name_key LIKE ? ESCAPE '\\'"
-            nameBind = .text("%" + Self.escapeLike(key) + "%")
-        }
-        var binds: [SQLValue] = [nameBind, .text(address), .text(viewer.rawValue)]
+        var filters: [SQLValue] = [.text(viewer.rawValue)]
         var conditions = ""
         if !excluding.isEmpty {
             conditions += " AND id NOT IN (\(sqlPlaceholders(excluding.count)))"
-            binds += excluding.map(\.rawValue.sqlValue)
+            filters += excluding.map(\.rawValue.sqlValue)
         }
         if let cursor {
-            conditions += " AND (name_key > ? OR (name_key = ? AND id > ?))"
-            binds += [.text(cursor.nameKey), .text(cursor.nameKey), .text(cursor.id.rawValue)]
+            conditions += " AND (name_key, id) > (?, ?)"
+            filters += [.text(cursor.nameKey), .text(cursor.id.rawValue)]
         }
-        binds.append(.integer(Int64(limit)))
-        return try await database.read { [binds, conditions] sql in
-            try sql.query("""
-                \(Self.userColumns) WHERE (\(name) OR (email = ? AND phone_number IS NULL)) AND id <> ? AND email_verified_at IS NOT NULL\(conditions)
+        filters.append(.integer(Int64(limit)))
+        let trigrams = database.kind == .sqlite && key.count >= 3
+        let phrase = "\"" + key.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let like = "%" + Self.escapeLike(key) + "%"
+        return try await database.read { [filters, conditions, sortedMatchLimit] sql in
+            // Two plans for one page in name order. A rare fragment: the trigram index finds its
+            // few matches and they are sorted. A common one ("ann", "ova": tens of thousands of
+            // names): sorting every match is what costs, so walk the name index in order from the
+            // cursor and test each name, stopping at the page's last row — a page costs about
+            // limit ÷ (share of names that match) rows, and the share is known to be large.
+            let walk: Bool
+            if trigrams {
+                let matches = try sql.scalar("""
+                    SELECT COUNT(*) FROM (SELECT 1 FROM users_search WHERE users_search MATCH ? LIMIT ?)
+                    """, phrase, sortedMatchLimit, as: Int.self) ?? 0
+                walk = matches >= sortedMatchLimit
+            } else {
+                walk = true   // shorter than a trigram: no index can find it
+            }
+            let name = walk ? "name_key LIKE ? ESCAPE '\\'" : "rowid IN (SELECT rowid FROM users_search WHERE users_search MATCH ?)"
+            let from = walk && database.kind == .sqlite ? "users INDEXED BY users_name_key" : "users"
+            let columns = Self.userColumns.replacingOccurrences(of: "FROM users", with: "FROM \(from)")
+            return try sql.query("""
+                \(columns) WHERE (\(name) OR (email = ? AND phone_number IS NULL)) AND id <> ? AND email_verified_at IS NOT NULL\(conditions)
                 ORDER BY name_key, id LIMIT ?
-                """, binding: binds).map(Self.decodeUser)
+                """, binding: [.text(walk ? like : phrase), .text(address)] + filters).map(Self.decodeUser)
         }
     }
 

@@ -73,7 +73,7 @@ struct QuoteRoutes {
 
     func search(_ request: Request, context: ParleyRequestContext) async throws -> QuoteList {
         let me = try context.requirePrincipal().userID
-        let query = request.uri.queryParameters["query"].map(String.init) ?? ""
+        let query = request.searchText("query")
         return try await list(try await quotes.search(viewer: me, query: query, cursor: cursor(request), limit: try limit(request)))
     }
 

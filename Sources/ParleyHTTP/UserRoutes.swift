@@ -20,7 +20,7 @@ struct UserRoutes {
     func search(_ request: Request, context: ParleyRequestContext) async throws -> SearchPage {
         let principal = try context.requirePrincipal()
         let parameters = request.uri.queryParameters
-        let query = parameters["query"].map(String.init) ?? ""
+        let query = request.searchText("query")
         let limit = try request.pageLimit(default: 20, max: 50)
         var cursor: UserSearchCursor?
         if let text = parameters["cursor"], !text.isEmpty {

@@ -105,6 +105,9 @@ import Testing
             #expect(try await names("mail.test") == [])
             #expect(try await names("Annika@Mail.test") == ["Annika Berg"], "a whole address does, in any case")
             #expect(try await names("%25%25") == [], "LIKE wildcards are literal")
+            #expect(try await names("Bo+Ch") == ["Bo Chen"], "a form-encoded space (URLSearchParams)")
+            #expect(try await names("Bo%20Ch") == ["Bo Chen"])
+            #expect(try await names("Bo%2BCh") == [], "an encoded plus is a plus")
             let users = try await client.call(.get, "/v1/users?query=bo", token: ann.accessToken)["users"] as? [[String: any Sendable]]
             #expect(users?.first?["email"] == nil, "others' addresses are not shown")
             #expect(users?.first?["relationship"] as? String == "none")

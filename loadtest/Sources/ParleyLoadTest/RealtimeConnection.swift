@@ -181,10 +181,18 @@ public final class RealtimeConnection: Sendable {
         }
         if let waiter { waiter.resume(returning: frame); return }
         if let onEvent, onEvent(frame) { return }
-        state.withLock { state in
+        // A waiter may have registered since the look above (it found the buffer empty then):
+        // look again in the same critical section that buffers, or the event would sit in the
+        // buffer while its waiter times out.
+        let late = state.withLock { state -> CheckedContinuation<ServerFrame, any Error>? in
+            if let index = state.waiters.firstIndex(where: { $0.match(frame) }) {
+                return state.waiters.remove(at: index).continuation
+            }
             state.buffered.append(frame)
             if state.buffered.count > Self.bufferLimit { state.buffered.removeFirst() }
+            return nil
         }
+        late?.resume(returning: frame)
     }
 
     private func resolve(reply id: String, with result: Result<ServerFrame, any Error>) {
