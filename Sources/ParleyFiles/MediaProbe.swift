@@ -12,11 +12,13 @@ import Foundation
 /// - MP3 — `MPEGAudioProbe` (ISO/IEC 11172-3, 13818-3; ID3v2; Xing/Info, LAME, VBRI tags).
 /// - AAC in ADTS frames — `ADTSProbe` (ISO/IEC 13818-7, 14496-3).
 /// - Ogg — `OggProbe` (RFC 3533, RFC 7845 Opus, Vorbis I).
+/// - WebM — `WebMProbe` (RFC 8794 EBML, RFC 9559 Matroska); audio-only WebM is `.weba`.
 /// - WAV — `WAVProbe` (RIFF WAVE).
 /// - PNG, JPEG, GIF — `ImageProbe`.
 ///
 /// Returns nil when the bytes are none of the supported types, and also when an MP3 signature is
-/// not followed by real MPEG audio frames or an Ogg file does not start an Opus or Vorbis stream
+/// not followed by real MPEG audio frames, an Ogg file does not start an Opus or Vorbis stream, or a
+/// WebM file has neither a video nor an audio track
 /// (those signatures are too weak or too broad to trust alone). For the stronger signatures a
 /// damaged body still yields the type, with the unreadable fields nil.
 public enum MediaProbe {
@@ -43,6 +45,8 @@ public enum MediaProbe {
             return ADTSProbe.probe(view)
         case .ogg:
             return OggProbe.probe(view)
+        case .webm, .weba:
+            return WebMProbe.probe(view)
         case .wav:
             return WAVProbe.probe(view)
         case .jpeg, .png, .gif:

@@ -1,16 +1,16 @@
 /// What a file is, decided from its first bytes and never from a client's Content-Type.
 public enum MediaType: String, Sendable, Codable, CaseIterable {
     case jpeg, png, heic, gif
-    case mp4, mov
-    case m4a, mp3, aac, ogg, wav
+    case mp4, mov, webm
+    case m4a, mp3, aac, ogg, wav, weba
 
     public enum Kind: String, Sendable, Codable { case image, video, audio }
 
     public var kind: Kind {
         switch self {
         case .jpeg, .png, .heic, .gif: .image
-        case .mp4, .mov: .video
-        case .m4a, .mp3, .aac, .ogg, .wav: .audio
+        case .mp4, .mov, .webm: .video
+        case .m4a, .mp3, .aac, .ogg, .wav, .weba: .audio
         }
     }
 
@@ -22,11 +22,13 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         case .gif: "image/gif"
         case .mp4: "video/mp4"
         case .mov: "video/quicktime"
+        case .webm: "video/webm"
         case .m4a: "audio/mp4"
         case .mp3: "audio/mpeg"
         case .aac: "audio/aac"
         case .ogg: "audio/ogg"
         case .wav: "audio/wav"
+        case .weba: "audio/webm"
         }
     }
 
@@ -40,6 +42,8 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         if starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8)) { return .gif }
         if starts(Array("RIFF".utf8)) && starts(Array("WAVE".utf8), at: 8) { return .wav }
         if starts(Array("OggS".utf8)) { return .ogg }
+        // EBML (RFC 8794) whose document type is WebM; `MediaProbe` tells video from audio-only.
+        if starts(WebMProbe.signature) { return WebMProbe.docType(MediaBytes(bytes)) == "webm" ? .webm : nil }
         // Raw AAC: ADTS frames (layer 00, which no MPEG audio frame has), two in a row.
         if ADTSProbe.looksLikeADTS(MediaBytes(Array(bytes.prefix(8_192)))) { return .aac }
         // MP3: an ID3v2 tag, or an MPEG audio frame header (ISO/IEC 11172-3 §2.4.1.3) with valid

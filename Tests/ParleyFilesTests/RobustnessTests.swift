@@ -15,6 +15,9 @@ struct RobustnessTests {
             + (0..<4).flatMap { _ in MP3Writer.frame(MP3Writer.header(bitrateIndex: 5), length: 208) }, .mp3),
         ("mp3-id3", MP3Writer.id3(size: 30, footer: true) + MPEGAudioProbeTests.cbr48k(4) + MP3Writer.id3v1, .mp3),
         ("ogg", OggWriter.opusFile(granules: [960, 1_920]), .ogg),
+        ("webm-live", WebMWriter.liveRecording(lastMs: 1_200, width: 320, height: 240), .webm),
+        ("webm-sized", WebMWriter.header() + WebMWriter.segment(WebMWriter.info(durationMs: 900) + WebMWriter.tracks()
+            + WebMWriter.cluster(at: 0, [WebMWriter.block(relative: 0), WebMWriter.block(relative: 880)])), .weba),
         ("wav", WAVWriter.file([WAVWriter.chunk("LIST", [1, 2, 3]), WAVWriter.fmt(), WAVWriter.chunk("data", [UInt8](repeating: 0, count: 400))]), .wav),
         ("png", ImageProbeTests.onePixelPNG, .png),
         ("jpeg", ImageProbeTests.jpeg(width: 64, height: 48), .jpeg),
