@@ -25,14 +25,15 @@ enum AccountMail {
         return MailMessage(to: user.email ?? "", toName: user.name, subject: "Confirm your Parley address", text: text, html: html)
     }
 
-    static func passwordReset(to user: UserRecord, token: String, link: String) -> MailMessage {
+    /// The app link, and when the web client is served a link to its reset screen as well.
+    static func passwordReset(to user: UserRecord, token: String, link: String, browserLink: String? = nil) -> MailMessage {
         let text = """
             Hello \(user.name),
 
             Someone (hopefully you) asked to reset your Parley password. Open this link in the app:
 
             \(link)
-
+            \(browserLink.map { "\nor in your browser:\n\n\($0)\n" } ?? "")
             or enter this code: \(token)
 
             It works once, within an hour. If you did not ask, ignore this mail: your password stays as it is.
@@ -41,7 +42,8 @@ enum AccountMail {
             <!doctype html><html><body style="font-family:-apple-system,Helvetica,Arial,sans-serif">
             <p>Hello \(escape(user.name)),</p>
             <p>Someone (hopefully you) asked to reset your Parley password.</p>
-            <p><a href="\(escape(link))">Reset my password</a></p>
+            <p><a href="\(escape(link))">Reset my password\(browserLink == nil ? "" : " in the app")</a></p>
+            \(browserLink.map { "<p><a href=\"\(escape($0))\">Reset it in your browser</a></p>" } ?? "")
             <p>or enter this code in the app: <code>\(escape(token))</code></p>
             <p style="color:#666">It works once, within an hour. If you did not ask, ignore this mail.</p>
             </body></html>

@@ -18,7 +18,9 @@ extension AccountService {
                 return
             }
             let link = settings.passwordResetLink.replacingOccurrences(of: "{token}", with: token.value)
-            deliver(AccountMail.passwordReset(to: user, token: token.value, link: link), kind: "password_reset")
+            let browserLink = settings.browserPasswordResetLink?.replacingOccurrences(of: "{token}", with: token.value)
+            deliver(AccountMail.passwordReset(to: user, token: token.value, link: link, browserLink: browserLink == link ? nil : browserLink),
+                    kind: "password_reset")
         }
     }
 

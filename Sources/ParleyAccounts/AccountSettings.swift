@@ -6,6 +6,9 @@ public struct AccountSettings: Sendable {
     public var publicBaseURL: String
     /// Where the password-reset mail points; `{token}` is replaced (a link the iOS app opens).
     public var passwordResetLink: String
+    /// A second link in the same mail, for a computer: the web client's reset screen when Parley
+    /// serves one (`{token}` replaced). Nil: the mail carries the app link only.
+    public var browserPasswordResetLink: String?
     public var bcryptCost: UInt8
     public var accessTokenLifetime: TimeInterval
     public var refreshTokenLifetime: TimeInterval

@@ -80,6 +80,8 @@ public enum ParleyServer {
             loginFailuresPerAccount: config.loginFailuresPerAccount,
             loginAttemptsPerAddress: config.loginAttemptsPerAddress,
             loginWindow: TimeInterval(config.loginWindowSeconds))
+        // The web client, when served here, resets passwords on its own screen: the mail links it too.
+        if servesWebClient(config) { settings.browserPasswordResetLink = publicBaseURL + "/#/reset?token={token}" }
         settings.unverifiedAccountLifetime = TimeInterval(max(config.unverifiedAccountDays, 1)) * 86_400
         settings.registrationsPerAddressPerHour = max(config.registrationsPerAddressPerHour, 1)
         settings.registrationsPerHour = max(config.registrationsPerHour, 1)
@@ -212,20 +214,29 @@ extension ParleyServer {
     /// it holds an index.html; the outbox folder goes with it so the sign-up screen can say where
     /// the verification mail was written.
     static func webClient(_ config: ParleyConfiguration, logger: Logger) -> WebClient? {
-        guard !config.webDirectory.isEmpty else { return nil }
-        func absolute(_ path: String) -> String {
-            let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
-                : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
-            return url.standardizedFileURL.path
-        }
-        let directory = absolute(config.webDirectory)
-        guard FileManager.default.fileExists(atPath: directory + "/index.html") else {
+        guard let directory = webClientDirectory(config) else { return nil }
+        guard servesWebClient(config) else {
             logger.warning("no web client: web.directory has no index.html", metadata: ["directory": "\(directory)"])
             return nil
         }
         let outbox = config.mail.transport == "outbox"
             ? absolute(config.mail.outboxDirectory.isEmpty ? config.dataDirectory + "/outbox" : config.mail.outboxDirectory) : nil
         return WebClient(directory: directory, outboxDirectory: outbox)
+    }
+
+    /// Whether `web.directory` names a folder with an index.html, which is then served at `/`.
+    static func servesWebClient(_ config: ParleyConfiguration) -> Bool {
+        webClientDirectory(config).map { FileManager.default.fileExists(atPath: $0 + "/index.html") } ?? false
+    }
+
+    private static func webClientDirectory(_ config: ParleyConfiguration) -> String? {
+        config.webDirectory.isEmpty ? nil : absolute(config.webDirectory)
+    }
+
+    private static func absolute(_ path: String) -> String {
+        let url = path.hasPrefix("/") ? URL(fileURLWithPath: path)
+            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
+        return url.standardizedFileURL.path
     }
 
     /// What stops in order when the server does, listed last-to-stop first (a service group stops

@@ -31,6 +31,25 @@ import Testing
         }
     }
 
+    @Test("With the web client served, the mail links its reset screen beside the app link; without, the app link alone")
+    func theMailLinksTheWebClientWhenItIsServed() async throws {
+        for served in [true, false] {
+            let parley = try await TestParley.start { $0.webDirectory = served ? webClientDirectory : "" }
+            try await parley.test { client in
+                _ = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+                _ = try await client.call(.post, "/v1/auth/password-reset", json: ["email": "ann@example.com"])
+                let mail = try await parley.outbox.mail(to: "ann@example.com", number: 2)   // quoted-printable undone:
+                    .replacing(/=\r?\n/, with: "").replacingOccurrences(of: "=3D", with: "=")
+                let links = mail.matches(of: /(?:parley|http):\/\/[^\s"<]*token=([A-Za-z0-9_-]{20,})/).map { String($0.0) }
+                #expect(links.contains { $0.hasPrefix("parley://password-reset?token=") }, "\(links)")
+                let web = links.filter { $0.hasPrefix("http://parley.test/#/reset?token=") }
+                #expect(web.isEmpty != served, "served \(served): \(links)")
+                // Both carry the one token the mail is for.
+                #expect(Set(links.map { $0.split(separator: "token=").last ?? "" }).count == 1, "\(links)")
+            }
+        }
+    }
+
     @Test func unknownAddressesGetTheSameAnswerAndNoMail() async throws {
         let parley = try await TestParley.start()
         try await parley.test { client in

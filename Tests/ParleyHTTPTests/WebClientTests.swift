@@ -210,7 +210,7 @@ struct WebClientSocialTests {
     struct Seen: Decodable {
         let type: String
         var error: String?, step: String?
-        var resetAndSignedIn: Bool?
+        var resetAndSignedIn: Bool?, resetTokenFromLink: Bool?, resetAppLinkToo: Bool?
         var afterDecline: [String]?, cyIncomingAfterCancel: [String]?, annFriends: [String]?
         var cySeesGroup: Bool?, boChatsAfterLeaving: Int?
         var boFriendsWhenBlocked: [String]?, boFindsAnnWhenBlocked: [String]?, annBlockedAfterUnblock: [String]?
@@ -232,6 +232,7 @@ struct WebClientSocialTests {
             let seen = try JSONDecoder().decode(Seen.self, from: Data(line.utf8))
             try #require(seen.type == "result", "\(seen.step ?? "?"): \(seen.error ?? line)\n\(peer.stderr.suffix(4000))")
             #expect(seen.resetAndSignedIn == true)
+            #expect(seen.resetTokenFromLink == true && seen.resetAppLinkToo == true, "the mailed web link fills the reset screen")
             #expect(seen.afterDecline == [], "a declined request is gone from Ann's list too")
             #expect(seen.cyIncomingAfterCancel == [], "a canceled request is gone from Cy's list")
             #expect(seen.annFriends == ["Bo Park", "Cy Moss"])
@@ -239,7 +240,10 @@ struct WebClientSocialTests {
             #expect(seen.boFriendsWhenBlocked == [] && seen.boFindsAnnWhenBlocked == [], "blocked: \(seen)")
             #expect(seen.annBlockedAfterUnblock == [])
             #expect(seen.cyLostAnn == true && seen.avatarShown == true)
-            #expect((seen.problems ?? []).isEmpty, "\(seen.problems ?? [])")
+            // The mailed reset link names the public host, plain http and not localhost in this test:
+            // Chromium says it ignores the Cross-Origin-Opener-Policy there (it keeps it over HTTPS).
+            let problems = (seen.problems ?? []).filter { !$0.contains("Cross-Origin-Opener-Policy header has been ignored") }
+            #expect(problems.isEmpty, "\(problems)")
         }
     }
 }
