@@ -141,6 +141,8 @@ struct WebClientBrowserTests {
         let shots = URL(fileURLWithPath: webClientDirectory).deletingLastPathComponent()
             .appendingPathComponent(".build/web-screenshots").path
         let started = ContinuousClock.now
+        let ticking = parley.tickingInRealTime()   // history and messages in the order people made them
+        defer { ticking.cancel() }
         try await parley.test(.live) { client in
             let peer = try AiortcPeer(python: python, script: AiortcPeer.script(named: "web_client_peer.py"), arguments: [
                 "--base", "http://127.0.0.1:\(client.port!)", "--public-url", parley.config.publicBaseURL,
@@ -224,6 +226,8 @@ struct WebClientSocialTests {
         let parley = try await TestParley.start { $0.webDirectory = webClientDirectory }
         let shots = URL(fileURLWithPath: webClientDirectory).deletingLastPathComponent()
             .appendingPathComponent(".build/web-screenshots").path
+        let ticking = parley.tickingInRealTime()   // history and messages in the order people made them
+        defer { ticking.cancel() }
         try await parley.test(.live) { client in
             let peer = try AiortcPeer(python: python, script: AiortcPeer.script(named: "web_client_social_peer.py"), arguments: [
                 "--base", "http://127.0.0.1:\(client.port!)", "--public-url", parley.config.publicBaseURL, "--screenshots", shots])

@@ -138,11 +138,16 @@ function activate() {
   render();
 }
 
+// Mute sends silence (the track disabled). Camera off sends no video at all: the sender's track
+// is taken away, so the other side's picture stops rather than turning black, and comes back
+// with the camera (the encoder starts again on a key frame).
 function toggle(what) {
   const call = current;
   if (what === "audio") call.muted = !call.muted; else call.cameraOff = !call.cameraOff;
   for (const t of call.local?.getAudioTracks() || []) t.enabled = !call.muted;
-  for (const t of call.local?.getVideoTracks() || []) t.enabled = !call.cameraOff;
+  const camera = call.local?.getVideoTracks()[0];
+  call.videoSender ??= call.pc?.getSenders().find((s) => s.track?.kind === "video");
+  if (camera && call.videoSender) call.videoSender.replaceTrack(call.cameraOff ? null : camera).catch(() => {});
   if (call.callId) realtime.command("call.media", { callId: call.callId, audio: !call.muted, video: !call.cameraOff }).catch(() => {});
   render();
 }
@@ -172,20 +177,31 @@ function render() {
   }
   let screen = layer().querySelector("[data-testid=call-screen]");
   if (!screen) {
-    call.remoteVideo = h("video.remote", { autoplay: true, playsInline: true, "data-testid": "remote-video" });
+    // An audio call plays the other side through an <audio> element and shows their picture;
+    // a video call shows their video, or their picture while their camera is off.
+    call.remoteVideo = h(call.media === "video" ? "video.remote" : "audio", { autoplay: true, playsInline: true, "data-testid": "remote-media" });
     call.localVideo = h("video.local", { autoplay: true, playsInline: true, muted: true });
+    call.placeholder = h("div.placeholder", { "data-testid": "remote-placeholder" }, avatar(call.peer, true),
+      h("div", { "data-testid": "placeholder-text" }));
     call.status = h("div", { "data-testid": "call-status" });
     call.stats = h("div.stats", { "data-testid": "call-stats" });
     call.controls = h("div.row");
-    screen = h("div.overlay", { "data-testid": "call-screen" }, who,
-      h("div.videos", call.remoteVideo, call.localVideo), call.status, call.controls, call.stats);
+    screen = h("div.overlay", { "data-testid": "call-screen", "data-media": call.media }, who,
+      h(call.media === "video" ? "div.videos" : "div.videos.audio-only", call.remoteVideo, call.placeholder, call.localVideo),
+      call.status, call.controls, call.stats);
     fill(layer(), screen);
     call.ticker = setInterval(() => tick(call), 1000);
   }
   if (call.local && call.localVideo.srcObject !== call.local) call.localVideo.srcObject = call.local;
   if (call.remote && call.remoteVideo.srcObject !== call.remote) call.remoteVideo.srcObject = call.remote;
   call.localVideo.hidden = call.media !== "video" || call.cameraOff;
+  const theirVideo = call.media === "video" && call.remoteMedia.video;
+  call.remoteVideo.hidden = !theirVideo;
+  call.placeholder.hidden = theirVideo;
+  call.placeholder.lastChild.textContent = call.media === "video" ? `${call.peer.name} turned the camera off` : "Audio call";
   screen.dataset.state = call.state;
+  screen.dataset.remoteVideo = theirVideo ? "on" : "off";
+  screen.dataset.remoteAudio = call.remoteMedia.audio ? "on" : "off";
   const remoteOff = [!call.remoteMedia.audio && "muted", !call.remoteMedia.video && call.media === "video" && "camera off"].filter(Boolean);
   call.status.textContent = (call.state === "active" ? `${call.media === "video" ? "Video" : "Audio"} call` :
     call.state === "ringing" ? `Calling ${call.peer.name}…` : "Connecting…") + (remoteOff.length ? ` · ${call.peer.name}: ${remoteOff.join(", ")}` : "");
@@ -199,8 +215,10 @@ function render() {
 async function tick(call) {
   if (!call.stats) return;
   const s = await inbound(call.pc);
-  Object.assign(call.stats.dataset, { videoFrames: s.videoFrames, audioPackets: s.audioPackets });
-  call.stats.textContent = `${call.since ? duration((Date.now() - call.since) / 1000) + " · " : ""}received: ${s.videoFrames} video frames decoded, ${s.audioPackets} audio packets`;
+  const videoTransceivers = call.pc?.getTransceivers().filter((t) => t.receiver.track.kind === "video").length ?? 0;
+  Object.assign(call.stats.dataset, { videoFrames: s.videoFrames, audioPackets: s.audioPackets, audioEnergy: s.audioEnergy, videoTransceivers });
+  call.stats.textContent = `${call.since ? duration((Date.now() - call.since) / 1000) + " · " : ""}received: ` +
+    (call.media === "video" ? `${s.videoFrames} video frames decoded, ` : "") + `${s.audioPackets} audio packets`;
 }
 
 // The echo test ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ export function h(spec, attrs = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
     else if (key === "hidden" || key === "disabled" || key === "required" || key === "multiple" || key === "checked"
-             || key === "autoplay" || key === "muted" || key === "playsInline" || key === "controls") el[key] = true;
+             || key === "autoplay" || key === "muted" || key === "playsInline" || key === "controls" || key === "loop") el[key] = true;
     else if (key === "value") el.value = value;
     else el.setAttribute(key, value === true ? "" : String(value));
   }

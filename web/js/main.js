@@ -61,9 +61,13 @@ export function go(hash) {
 async function refreshBadges() {
   if (!session.currentUser()) return;
   try {
-    const [dialogs, incoming] = await Promise.all([get("/v1/dialogs"), get("/v1/friends/requests?direction=incoming")]);
+    const [dialogs, incoming, calls] = await Promise.all([get("/v1/dialogs"), get("/v1/friends/requests?direction=incoming"), get("/v1/calls")]);
     badge("unread-total", dialogs.dialogs.reduce((n, d) => n + (d.unreadCount || 0), 0));
     badge("requests-total", incoming.requests.length);
+    // Missed calls since this device last showed the call history (the Calls screen moves the mark).
+    const seen = session.mark("callsSeen") || "";
+    badge("missed-total", location.hash.startsWith("#/calls") ? 0
+      : calls.calls.filter((c) => c.outcome === "missed" && c.startedAt > seen).length);
   } catch {}
 }
 
@@ -97,7 +101,7 @@ realtime.on("status", ({ online }) => {
   el.textContent = online ? "online" : "reconnecting…";
   el.classList.toggle("online", online);
 });
-for (const type of ["message.new", "message.read", "dialog.updated", "friend.request", "friend.accepted", "friend.removed", "resynced"]) {
+for (const type of ["message.new", "message.read", "dialog.updated", "friend.request", "friend.accepted", "friend.removed", "resynced", "call.ended"]) {
   realtime.on(type, () => { clearTimeout(refreshBadges.timer); refreshBadges.timer = setTimeout(refreshBadges, 250); });
 }
 

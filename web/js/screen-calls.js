@@ -4,6 +4,7 @@ import { get, query } from "./api.js";
 import * as realtime from "./realtime.js";
 import { avatar, remember } from "./users.js";
 import { startCall, startEcho } from "./call.js";
+import { mark } from "./session.js";
 
 export async function render(el) {
   const list = h("ul.list", { "data-testid": "call-history" });
@@ -19,14 +20,18 @@ export async function render(el) {
     for (const call of page.calls) {
       remember(call.peer);
       const bad = call.outcome === "missed";
-      list.append(h("li", { "data-testid": "call-entry", "data-outcome": call.outcome, "data-direction": call.direction, "data-media": call.media },
+      list.append(h(bad ? "li.missed-call" : "li", { "data-testid": "call-entry", "data-outcome": call.outcome, "data-direction": call.direction, "data-media": call.media },
         avatar(call.peer),
         h("div.grow", h("strong", { class: bad ? "missed" : "" }, call.peer.name),
-          h("div.muted", `${call.direction === "outgoing" ? "↗ Outgoing" : "↙ Incoming"} ${call.media} · ${call.outcome}` +
+          h("div.muted", `${bad ? "✕ Missed" : call.direction === "outgoing" ? "↗ Outgoing" : "↙ Incoming"} ${call.media} · ${call.outcome}` +
             (call.durationSeconds ? ` · ${duration(call.durationSeconds)}` : "") + ` · ${shortTime(call.startedAt)}`)),
         h("button.secondary", { title: "Call back", onclick: () => startCall(call.peer, call.media) }, "Call back")));
     }
     if (!list.children.length) list.append(h("li.muted", "No calls yet"));
+    // Shown now: missed calls up to the newest no longer count on the Calls badge.
+    const newest = page.calls[0]?.startedAt;
+    if (!append && newest && newest > (mark("callsSeen") || "")) mark("callsSeen", newest);
+    if (!append) document.getElementById("missed-total").hidden = true;
   }
   more.addEventListener("click", () => guarded(() => load(true)));
   await guarded(() => load());

@@ -27,10 +27,11 @@ export async function render(el, { args }) {
   const typing = h("div.typing", { "data-testid": "typing" });
   const text = h("input", { type: "text", placeholder: "Message", "data-testid": "composer-text", maxlength: 4000, autocomplete: "off" });
   const file = h("input", { type: "file", accept: "image/*,video/*,audio/*", hidden: true, "data-testid": "composer-file" });
-  const recordButton = h("button.secondary", { type: "button", "data-testid": "record" }, "Record");
+  const recordButton = h("button.secondary", { type: "button", "data-testid": "record", title: "Record a voice message" }, "Voice");
+  const videoButton = h("button.secondary", { type: "button", "data-testid": "record-video", title: "Record a video message" }, "Video");
   const composer = h("form.composer", { "data-testid": "composer" },
     h("button.secondary", { type: "button", title: "Send a photo, video or audio file", onclick: () => file.click() }, "Attach"),
-    file, text, recordButton, h("button", { type: "submit", "data-testid": "send" }, "Send"));
+    file, text, recordButton, videoButton, h("button", { type: "submit", "data-testid": "send" }, "Send"));
   el.append(h("div.chat", h("div.row", h("a.button.secondary", { href: "#/chats" }, "‹"), title, actions), panel, list, typing, composer));
 
   function headerActions() {
@@ -106,8 +107,8 @@ export async function render(el, { args }) {
       blobURL(message.attachment.url).then((src) => {
         const kind = message.attachment.kind;
         holder.replaceWith(kind === "image" ? h("img", { src, alt: "Photo", "data-testid": "message-image" })
-          : kind === "video" ? h("video", { src, controls: true, playsInline: true, preload: "metadata" })
-          : h("audio", { src, controls: true, preload: "metadata" }));
+          : kind === "video" ? h("video", { src, controls: true, playsInline: true, preload: "metadata", "data-testid": "message-video" })
+          : h("audio", { src, controls: true, preload: "metadata", "data-testid": "message-audio" }));
       }).catch(() => { holder.textContent = "(could not load the attachment)"; });
     }
     const meta = h("div.meta");
@@ -156,10 +157,20 @@ export async function render(el, { args }) {
     post(`/v1/dialogs/${dialogId}/read`, { upToMessageId: last.id }).catch(() => { lastMarked = null; });
   }
 
+  // Older pages load as the top comes near; while what is shown does not fill the list there is
+  // nothing to scroll, so pages keep coming until it does or the first message is shown.
+  async function fillUp() {
+    while (older !== null && list.scrollTop < 80 && !loadingOlder) {
+      const before = messages.length;
+      await loadOlder();
+      if (messages.length === before) break;
+    }
+  }
   await loadOlder();
   list.scrollTop = list.scrollHeight;
+  await fillUp();
   markRead();
-  list.addEventListener("scroll", () => { if (list.scrollTop < 80) guarded(loadOlder); });
+  list.addEventListener("scroll", () => { if (list.scrollTop < 80) guarded(fillUp); });
 
   // Sending ----------------------------------------------------------------------------------
   async function send(body) {
@@ -188,27 +199,48 @@ export async function render(el, { args }) {
     realtime.command("typing", { dialogId }).catch(() => {});
   });
 
-  // A voice message, recorded as MP4/AAC where the browser can (the server checks the bytes).
+  // Voice and video messages, recorded here. The container is the first the browser records of
+  // MP4 (Safari; Chromium from 126: Opus, and VP9 or H.264), Ogg/Opus (Firefox's audio) and WebM
+  // (Firefox's video, older Chromium); the server tells the kind from the bytes.
+  const formats = {
+    audio: ["audio/mp4", "audio/ogg;codecs=opus", "audio/webm;codecs=opus"],
+    video: ["video/mp4", "video/webm;codecs=vp8,opus", "video/webm"],
+  };
   let recorder = null;
-  recordButton.addEventListener("click", () => guarded(async () => {
+  async function record(kind, button) {
     if (recorder) { recorder.stop(); return; }
-    const type = ["audio/mp4", "audio/ogg;codecs=opus", "audio/webm;codecs=opus"].find((t) => window.MediaRecorder?.isTypeSupported(t));
-    if (!type) throw new Error("This browser cannot record audio");
-    const stream = await navigator.mediaDevices.getUserMedia({ audio: true });
+    const type = formats[kind].find((t) => window.MediaRecorder?.isTypeSupported(t));
+    if (!type) throw new Error(`This browser cannot record ${kind}`);
+    const stream = await navigator.mediaDevices.getUserMedia(kind === "video"
+      ? { audio: true, video: { width: 480, height: 360 } } : { audio: true });
     const chunks = [];
-    recorder = new MediaRecorder(stream, { mimeType: type });
-    recorder.addEventListener("dataavailable", (e) => chunks.push(e.data));
-    recorder.addEventListener("stop", () => guarded(async () => {
+    const started = Date.now();
+    const active = new MediaRecorder(stream, { mimeType: type });
+    recorder = active;
+    const label = button.textContent;
+    const tick = setInterval(() => { button.textContent = `■ Stop ${duration((Date.now() - started) / 1000)}`; }, 500);
+    if (kind === "video") {
+      const preview = h("video.preview", { autoplay: true, muted: true, playsInline: true, "data-testid": "recording-preview" });
+      preview.srcObject = stream;
+      fill(panel, h("div.card.row", preview, h("span.muted", "Recording a video message…")));
+    }
+    active.addEventListener("dataavailable", (e) => { if (e.data.size) chunks.push(e.data); });
+    active.addEventListener("stop", () => guarded(async () => {
+      clearInterval(tick);
       stream.getTracks().forEach((t) => t.stop());
       recorder = null;
-      recordButton.textContent = "Record";
-      const blob = new Blob(chunks, { type: type.split(";")[0] });
+      button.textContent = label;
+      if (kind === "video") panel.replaceChildren();
+      if (!chunks.length || active.discard) return;
+      const blob = new Blob(chunks, { type: active.mimeType.split(";")[0] });
       const attachment = await upload(blob);
-      await send({ kind: "audio", attachmentId: attachment.id });
+      await send({ kind: attachment.kind, attachmentId: attachment.id });
     }));
-    recorder.start();
-    recordButton.textContent = "■ Stop";
-  }));
+    active.start(1000);
+    button.textContent = "■ Stop";
+  }
+  recordButton.addEventListener("click", () => guarded(() => record("audio", recordButton)));
+  videoButton.addEventListener("click", () => guarded(() => record("video", videoButton)));
 
   // Live events ------------------------------------------------------------------------------
   let typingTimer;
@@ -243,5 +275,9 @@ export async function render(el, { args }) {
   const visible = () => markRead();
   document.addEventListener("visibilitychange", visible);
   text.focus();
-  return () => { offs.forEach((off) => off()); document.removeEventListener("visibilitychange", visible); recorder?.stop(); };
+  return () => {
+    offs.forEach((off) => off());
+    document.removeEventListener("visibilitychange", visible);
+    if (recorder) { recorder.discard = true; recorder.stop(); }   // leaving the chat drops what was being recorded
+  };
 }

@@ -8,7 +8,8 @@ import { avatar } from "./users.js";
 function mediaOf(story) {
   const holder = h("div", "…");
   if (story.attachment) blobURL(story.attachment.url).then((src) => holder.replaceWith(story.kind === "video"
-    ? h("video", { src, controls: true, autoplay: true, playsInline: true, "data-testid": "story-media" })
+    // Muted until the viewer turns the sound on, as story apps play them; looped while shown.
+    ? h("video", { src, controls: true, autoplay: true, muted: true, loop: true, playsInline: true, "data-testid": "story-media" })
     : h("img", { src, alt: story.title, "data-testid": "story-media" }))).catch(() => { holder.textContent = "(unavailable)"; });
   return holder;
 }

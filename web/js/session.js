@@ -83,6 +83,14 @@ function forget() {
   access = null;
   me = null;
   localStorage.removeItem(KEY);
+  for (const key of Object.keys(localStorage)) if (key.startsWith("parley.")) localStorage.removeItem(key);
+}
+
+/** Device-local marks of this user (calls seen up to when), cleared with the session. */
+export function mark(name, value) {
+  const key = `parley.${name}.${me?.id}`;
+  if (value === undefined) return localStorage.getItem(key);
+  localStorage.setItem(key, value);
 }
 
 export async function signOut() {

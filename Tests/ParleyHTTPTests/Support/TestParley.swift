@@ -36,6 +36,22 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         return TestParley(directory: directory, clock: clock, config: config, parts: parts)
     }
 
+    /// Moves the server's clock on with the wall's, every 100 ms, until cancelled: for tests in
+    /// which people act in real time and the order of what they did matters (call history, new
+    /// messages), which a clock standing still would leave to the tie-breaking of random ids.
+    func tickingInRealTime() -> Task<Void, Never> {
+        Task { [clock] in
+            var last = ContinuousClock.now
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(100))
+                let now = ContinuousClock.now
+                let elapsed = now - last
+                clock.advance(by: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                last = now
+            }
+        }
+    }
+
     /// A folder name of its own under the temporary directory (not created).
     static func newDirectory() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)").path
