@@ -88,4 +88,20 @@ def ogg_page(header_type, granule, serial, sequence, packet):
 opus_head = b"OpusHead\x01\x01\x38\x01\x80\xbb\x00\x00\x00\x00\x00"
 write("media", "ogg", ogg_page(2, 0, 7, 0, opus_head) + ogg_page(0, 0, 7, 1, b"OpusTags\x00\x00\x00\x00\x00\x00\x00\x00")
       + ogg_page(4, 48312, 7, 2, b"\xfc\xff\xfe"))
+
+def ebml(element_id, data, unknown_size=False):
+    """An EBML element (RFC 8794): ID bytes, a size (8-byte "unknown" when asked), the data."""
+    size = b"\x01\xff\xff\xff\xff\xff\xff\xff" if unknown_size else bytes([0x80 | len(data)]) if len(data) < 127 \
+        else bytes([0x40 | len(data) >> 8, len(data) & 0xFF])
+    return element_id + size + data
+
+
+# WebM as MediaRecorder writes it live: open Segment and Cluster, no Duration, VP8 and Opus tracks.
+tracks = (ebml(b"\xae", ebml(b"\xd7", b"\x01") + ebml(b"\x83", b"\x01") + ebml(b"\x86", b"V_VP8")
+               + ebml(b"\xe0", ebml(b"\xb0", b"\x01\x40") + ebml(b"\xba", b"\xf0")))
+          + ebml(b"\xae", ebml(b"\xd7", b"\x02") + ebml(b"\x83", b"\x02") + ebml(b"\x86", b"A_OPUS")))
+blocks = b"".join(ebml(b"\xa3", bytes([0x82, 0, t, 0x80]) + b"\xfc" * 8) for t in (0, 20, 40, 60))
+write("media", "webm", ebml(b"\x1a\x45\xdf\xa3", ebml(b"\x42\x82", b"webm"))
+      + ebml(b"\x18\x53\x80\x67", ebml(b"\x15\x49\xa9\x66", ebml(b"\x2a\xd7\xb1", b"\x0f\x42\x40"))
+             + ebml(b"\x16\x54\xae\x6b", tracks) + ebml(b"\x1f\x43\xb6\x75", ebml(b"\xe7", b"\x00") + blocks, True), True))
 print("seeds written under", os.path.relpath(seeds))
