@@ -46,16 +46,22 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let sorted = SQLAccountStore(database: database, sortedMatchLimit: 1_000)
         let walked = SQLAccountStore(database: database, sortedMatchLimit: 1)
+        // A stretch of the name index too short to fill a page: the walk gives way to the sort.
+        let short = SQLAccountStore(database: database, sortedMatchLimit: 1, walkRows: 3)
         let viewer = ids[6]   // Cy Tran
         let expected = Self.names.filter { $0.lowercased().contains("ann") }.sorted { $0.lowercased() < $1.lowercased() }
         #expect(expected.count == 11)
         #expect(try await Self.pages(sorted, "ann", viewer: viewer) == expected)
         #expect(try await Self.pages(walked, "ann", viewer: viewer) == expected)
         #expect(try await Self.pages(walked, "ANN", viewer: viewer) == expected)
+        #expect(try await Self.pages(short, "ann", viewer: viewer) == expected)
+        #expect(try await Self.pages(walked, "an", viewer: viewer) == Self.pages(short, "an", viewer: viewer))
+        #expect(try await Self.pages(short, "an", viewer: viewer) == Self.names.filter { $0.lowercased().contains("an") }
+            .sorted { $0.lowercased() < $1.lowercased() }.filter { $0 != "Cy Tran" })
         // The viewer and unverified accounts are never found; a part of an address never matches.
         #expect(try await Self.pages(walked, "tran", viewer: viewer).isEmpty)
         #expect(try await Self.pages(sorted, "bo p", viewer: ids[0]).isEmpty)
-        for store in [sorted, walked] {
+        for store in [sorted, walked, short] {
             #expect(try await Self.pages(store, "annex", viewer: viewer).isEmpty)
             #expect(try await Self.pages(store, "person3@annex.test", viewer: viewer) == ["Ann Kim"])
             #expect(try await Self.pages(store, "ova", viewer: viewer) == ["Hannah Ova", "Mara Ovanes", "Ravi Novak"])
