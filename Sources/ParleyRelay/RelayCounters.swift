@@ -10,6 +10,8 @@ public struct RelayCounters: Sendable, Hashable {
     public var bytesOut: UInt64 = 0
     /// SRTP/SRTCP that failed authentication or replay checks.
     public var decryptFailures: UInt64 = 0
+    /// Video packets the relay sent again itself, answering a receiver's NACK (RFC 4585 §6.2.1).
+    public var retransmitted: UInt64 = 0
     /// ICE restarts answered (``MediaRelay/restartICE(_:offer:)``).
     public var iceRestarts: UInt64 = 0
     /// Times a leg's media moved to another address (NAT rebinding, network switch; ``MediaPath``).

@@ -38,6 +38,7 @@ extension RelayEngine {
         // The plan is used in place (`leg.plan?.…`): binding it to a local would copy the struct
         // and retain its tables on every packet.
         if isRTCP {
+            answerNACKs(in: UnsafeRawBufferPointer(packet), from: leg)
             guard let target = leg.target, let rewritten = leg.plan?.rewriteRTCP(packet) else { return drop(.noTarget) }
             guard rewritten else { return drop(.malformedRTCP) }
             forward(slot, length: length, to: target, isRTCP: true)
@@ -65,7 +66,12 @@ extension RelayEngine {
             return drop(.noTarget)
         }
         switch outcome {
-        case .forward:
+        case .forward(let kind):
+            if kind == .video, target.canReceiveMedia {
+                let history = target.history ?? RetransmissionHistory(capacity: Self.historyCapacity, slotSize: Self.historySlotSize)
+                target.history = history
+                history.store(UnsafeRawBufferPointer(packet), sequence: header.sequenceNumber)
+            }
             forward(slot, length: length, to: target, isRTCP: false)
             if !leg.forwardedMedia {
                 leg.forwardedMedia = true
@@ -75,6 +81,11 @@ extension RelayEngine {
             drop(reason)
         }
     }
+
+    /// Video packets kept per receiving leg for its NACKs (about a second of 1 Mbit/s VP8), and
+    /// the largest kept (a browser's RTP packets stay under 1200 bytes).
+    static let historyCapacity = 128
+    static let historySlotSize = 1_280
 
     /// Protects `slot[0..<length]` in place for `target` and queues it (only to the address
     /// ``MediaPath`` chose, and only once the target's DTLS exported keys).

@@ -13,7 +13,9 @@ final class SRTPPair {
 
     init(_ keys: SRTPKeyingMaterial, role: DTLSRole) throws(SRTPError) {
         inbound = try SRTPSession(profile: keys.profile, key: keys.inbound(for: role), direction: .inbound)
-        outbound = try SRTPSession(profile: keys.profile, key: keys.outbound(for: role), direction: .outbound)
+        // Repeats allowed: a NACK is answered with the same packet under the same index (RelayEngine+NACK).
+        outbound = try SRTPSession(profile: keys.profile, key: keys.outbound(for: role), direction: .outbound,
+                                   allowsRepeatTransmission: true)
         profile = keys.profile
     }
 }
@@ -65,6 +67,10 @@ final class RelayLeg: @unchecked Sendable {
     var packetsOut: UInt64 = 0
     var bytesOut: UInt64 = 0
     var decryptFailures: UInt64 = 0
+    /// Video packets sent again from ``history`` for this leg's NACKs.
+    var retransmitted: UInt64 = 0
+    /// The video lately sent to this leg, for its NACKs; made with the first video packet.
+    var history: RetransmissionHistory?
     var iceRestarts: UInt64 = 0
     var lastActivity: NIODeadline?
     /// When the first DTLS flight came or went: the start of the handshake's time.

@@ -14,8 +14,10 @@ public enum SRTPDirection: Sendable, Hashable {
 /// One direction of SRTP/SRTCP (RFC 3711, RFC 7714) for one leg, over a libsrtp2 session.
 ///
 /// - Replay protection is on, with libsrtp's default window of 128 packets per SSRC
-///   (RFC 3711 §3.3.2 asks for at least 64); `allow_repeat_tx` is off, so protecting the same
-///   sequence number twice on one SSRC also reports ``SRTPStatus/replayFail``.
+///   (RFC 3711 §3.3.2 asks for at least 64); `allow_repeat_tx` is off unless asked for, so
+///   protecting the same sequence number twice on one SSRC also reports ``SRTPStatus/replayFail``
+///   — a sender that resends a packet as it was (a NACK answered without RTX, as libwebrtc does)
+///   asks for it.
 /// - libsrtp keeps one stream per SSRC, cloned from the session's template the first time an
 ///   SSRC is seen (inbound: only once the first packet authenticates, so garbage never creates
 ///   streams). That clone is the only allocation; every later packet is processed in place.
@@ -29,8 +31,10 @@ public struct SRTPSession: ~Copyable, @unchecked Sendable {
     public let profile: SRTPProfile
     public let direction: SRTPDirection
 
-    /// Creates a session for `direction` from a master key and salt of `profile`'s lengths.
-    public init(profile: SRTPProfile, key: SRTPMasterKey, direction: SRTPDirection) throws(SRTPError) {
+    /// Creates a session for `direction` from a master key and salt of `profile`'s lengths;
+    /// `allowsRepeatTransmission` lets an outbound session protect a sequence number again.
+    public init(profile: SRTPProfile, key: SRTPMasterKey, direction: SRTPDirection,
+                allowsRepeatTransmission: Bool = false) throws(SRTPError) {
         let initStatus = SRTPLibrary.initStatus
         guard initStatus == srtp_err_status_ok else { throw .libraryInitFailed(initStatus.rawValue) }
         guard key.fits(profile) else {
@@ -51,7 +55,7 @@ public struct SRTPSession: ~Copyable, @unchecked Sendable {
         }
         policy.ssrc.type = direction == .inbound ? ssrc_any_inbound : ssrc_any_outbound
         policy.window_size = 0  // libsrtp's default (128)
-        policy.allow_repeat_tx = 0
+        policy.allow_repeat_tx = allowsRepeatTransmission ? 1 : 0
         policy.next = nil
 
         // libsrtp reads the key as master key immediately followed by master salt, and derives
