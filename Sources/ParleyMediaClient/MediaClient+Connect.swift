@@ -75,7 +75,7 @@ extension MediaClient {
             case .connected(let keys)?:
                 do {
                     transport = try SRTPTransport(profile: keys.profile, inboundKey: keys.clientInbound,
-                                                  outboundKey: keys.clientOutbound)
+                                                  outboundKey: keys.clientOutbound, resends: configuration.resendsOnNACK)
                 } catch {
                     throw .setup("SRTP: \(error)")
                 }

@@ -61,7 +61,11 @@ public final class MediaClient {
             throw .setup("DTLS context: \(error)")
         }
         local = MediaOffer(configuration: configuration, fingerprint: context.fingerprint.sdpValue)
-        link = try await MediaLink(host: configuration.bindHost, transport: configuration.transport, tick: .milliseconds(5))
+        if configuration.impairment != nil, configuration.transport != .udp {
+            throw .setup("a link impairment needs UDP (TCP would retransmit what it loses)")
+        }
+        link = try await MediaLink(host: configuration.bindHost, transport: configuration.transport, tick: .nanoseconds(configuration.tick.nanoseconds),
+                                   impairment: configuration.impairment)
     }
 
     /// The offer SDP, with this client's socket as its only candidate (for TCP an active one).
@@ -131,10 +135,12 @@ public final class MediaClient {
             switch event {
             case .tick:
                 sender.sendDue(now: now, transport: transport, link: link)
+                receiver.tick(now: now)
                 if let due = nextConsent, now >= due { sendConsentCheck(); nextConsent = now + .seconds(5) }
             case .datagram(var bytes):
                 guard PacketKind.classify(firstByte: bytes.first ?? 0) == .rtpOrRTCP else { handleControl(bytes); continue }
                 for packet in receiver.receive(&bytes, transport: transport, now: now) { sender.handle(packet) }
+                sender.resendNACKed(transport: transport, link: link)
             }
         }
         return CallReport(sent: sender.statistics, received: receiver.statistics,
@@ -148,7 +154,14 @@ public final class MediaClient {
             audioPayloadType: remote.audioPayloadType ?? local.audioPayloadType,
             videoPayloadType: remote.videoPayloadType ?? local.videoPayloadType,
             expectedTone: configuration.toneFrequency, start: start, library: configuration.sharedMedia,
-            decodes: configuration.decodesMedia, absSendTimeExtensionID: remote.absSendTimeExtensionID
+            decodes: configuration.decodesMedia, absSendTimeExtensionID: remote.absSendTimeExtensionID,
+            videoReorderWait: configuration.videoReorderWait, audioReorderWait: configuration.audioReorderWait,
+            firstNACKDelay: configuration.firstNACKDelay, playoutDelay: configuration.videoPlayoutDelay,
+            sendNACK: configuration.sendsNACK ? { [unowned transport] mediaSSRC, lost in
+                transport.send(RTCPBuilder.genericNACK(senderSSRC: localVideo, mediaSSRC: mediaSSRC, lostSequenceNumbers: lost),
+                               rtcp: true, to: link)
+                link.flush()
+            } : nil
         ) { [unowned transport] mediaSSRC in
             // RFC 4585 §6.3.1: sender SSRC ours, media SSRC the stream that needs a key frame.
             transport.send(RTCPBuilder.pictureLossIndication(senderSSRC: localVideo, mediaSSRC: mediaSSRC),

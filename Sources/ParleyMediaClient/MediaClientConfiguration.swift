@@ -40,6 +40,28 @@ public struct MediaClientConfiguration: Sendable {
     /// The RFC 8285 one-byte extension id offered for abs-send-time (1…14), which each RTP
     /// packet then carries for one-way latency; 0 offers and sends none.
     public var absSendTimeExtensionID: UInt8
+    /// A netem-like impairment of this client's link, applied in user space to every datagram
+    /// both ways (UDP only); nil for the link as it is.
+    public var impairment: LinkImpairment?
+    /// How long received video after a gap waits for the missing packets (reordered, or resent
+    /// after a NACK) before the gap is given up; zero hands everything on as it comes.
+    public var videoReorderWait: Duration = .zero
+    /// The same for audio: how long audio after a gap waits before the gap is concealed.
+    public var audioReorderWait: Duration = .zero
+    /// Whether the receiver asks for missing video packets with generic NACKs (RFC 4585 §6.2.1).
+    public var sendsNACK = false
+    /// How long a gap may fill by itself (packets reordered on the way) before its first NACK.
+    public var firstNACKDelay: Duration = .zero
+    /// How far behind its media time the receiver shows video (a jitter buffer's target delay),
+    /// for the freeze count; zero counts frames as they complete.
+    public var videoPlayoutDelay: Duration = .zero
+    /// Whether a NACK about our video is answered by sending the packets again as they were
+    /// (same SSRC and sequence number, as libwebrtc does when the answer has no RTX), from the
+    /// last ``MediaSender/historySize`` video packets.
+    public var resendsOnNACK = false
+    /// How often the client wakes to send what is due (and to release held video) when nothing
+    /// arrives: finer is steadier media, coarser is cheaper with hundreds of clients.
+    public var tick: Duration = .milliseconds(5)
 
     public init(
         srtpProfiles: [SRTPProfile] = [.aeadAES128GCM, .aes128CMHMACSHA1_80], audioPayloadType: UInt8 = 111,
@@ -66,5 +88,6 @@ public struct MediaClientConfiguration: Sendable {
         self.decodesMedia = decodesMedia
         self.absSendTimeExtensionID = absSendTimeExtensionID
         self.transport = transport
+        impairment = nil
     }
 }

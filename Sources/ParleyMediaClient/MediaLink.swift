@@ -13,7 +13,8 @@ public enum MediaTransport: String, Sendable, CaseIterable {
 
 /// The client's socket to one peer, read as an async sequence of packets and clock ticks so one
 /// task can drive a whole call without locks. Each received packet is copied into its own array
-/// (one allocation per packet in; sending reuses the caller's buffer). The packets of one socket
+/// (one allocation per packet in); what is sent between two flushes travels to the event loop
+/// as one buffer in one task. The packets of one socket
 /// read travel to the task together, so a burst costs one wake-up rather than one per packet.
 ///
 /// UDP binds at once (its port goes into the offer); TCP connects in ``connect(to:port:)``, and
@@ -38,12 +39,22 @@ final class MediaLink {
     private var pendingIndex = 0
     private var remote: SocketAddress?
     private let tickPending: TickGate
+    /// A netem-like link in user space, both ways (UDP only), and its dice for what is sent.
+    private let impairment: LinkImpairment?
+    private var random = SystemRandomNumberGenerator()
+    /// Packets written since the last flush, back to back, and their lengths.
+    private var outbox: ByteBuffer?
+    private var outboxLengths: [Int] = []
 
-    /// Binds `host:0` (UDP) and ticks every `tick`.
-    init(host: String, transport: MediaTransport = .udp, tick: TimeAmount) async throws(MediaClientError) {
+    /// Binds `host:0` (UDP) and ticks every `tick`; `impairment` is applied to every datagram
+    /// sent and received.
+    init(host: String, transport: MediaTransport = .udp, tick: TimeAmount,
+         impairment: LinkImpairment? = nil) async throws(MediaClientError) {
         let (stream, continuation) = AsyncStream<[Event]>.makeStream()
         self.transport = transport
         self.continuation = continuation
+        let impairment = impairment?.isNone == false ? impairment : nil
+        self.impairment = impairment
         eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         switch transport {
         case .udp:
@@ -59,7 +70,7 @@ final class MediaLink {
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
-                                Inbox<AddressedEnvelope<ByteBuffer>>(continuation) { Array($0.data.readableBytesView) })
+                                Inbox<AddressedEnvelope<ByteBuffer>>(continuation, impairment: impairment) { Array($0.data.readableBytesView) })
                         }
                     }
                     .bind(host: host, port: 0).get()
@@ -124,32 +135,70 @@ final class MediaLink {
         return event
     }
 
-    /// Queues a packet; nothing leaves until ``flush()``.
+    /// Queues a packet; nothing leaves until ``flush()``. Packets are gathered back to back in
+    /// one buffer and handed to the event loop together at the flush: no allocation and no
+    /// thread hop per packet.
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard let channel else { return }
         switch transport {
         case .udp:
             guard let remote else { return }
-            var buffer = channel.allocator.buffer(capacity: bytes.count)
-            buffer.writeBytes(bytes)
-            channel.write(AddressedEnvelope(remoteAddress: remote, data: buffer), promise: nil)
+            guard let impairment else { return enqueue(bytes, channel: channel) }
+            switch impairment.fate(using: &random) {
+            case .lost:
+                return
+            case .delivered(let after, let copies) where after == .zero:
+                for _ in 0..<copies { enqueue(bytes, channel: channel) }
+            case .delivered(let after, let copies):
+                var buffer = channel.allocator.buffer(capacity: bytes.count)
+                buffer.writeBytes(bytes)
+                let envelope = AddressedEnvelope(remoteAddress: remote, data: buffer)
+                eventLoop.scheduleTask(in: .nanoseconds(after.nanoseconds)) {
+                    for _ in 0..<copies { channel.write(envelope, promise: nil) }
+                    channel.flush()
+                }
+            }
         case .tcp:
             guard let (high, low) = RFC4571Frame.header(length: bytes.count) else { return }
-            var buffer = channel.allocator.buffer(capacity: RFC4571Frame.headerSize + bytes.count)
-            buffer.writeInteger(high)
-            buffer.writeInteger(low)
-            buffer.writeBytes(bytes)
-            channel.write(buffer, promise: nil)
+            withUnsafeBytes(of: (high, low)) { enqueue($0, channel: channel, then: bytes) }
         }
+    }
+
+    /// Appends one packet (for TCP its RFC 4571 header, then the packet) to the outbox.
+    private func enqueue(_ bytes: UnsafeRawBufferPointer, channel: any Channel, then more: UnsafeRawBufferPointer? = nil) {
+        if outbox == nil { outbox = channel.allocator.buffer(capacity: 8 * 1_024) }
+        outbox!.writeBytes(bytes)
+        if let more { outbox!.writeBytes(more) }
+        outboxLengths.append(bytes.count + (more?.count ?? 0))
     }
 
     func write(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { write($0) }
     }
 
-    /// Sends what was queued (several UDP writes go out as one `sendmmsg`, TCP ones as one write).
+    /// Sends what was queued, in one task on the event loop (several UDP writes go out as one
+    /// `sendmmsg`, TCP ones as one write); nothing queued, nothing happens.
     func flush() {
-        channel?.flush()
+        guard let channel, !outboxLengths.isEmpty, let buffer = outbox else { return }
+        outbox = nil
+        let lengths = outboxLengths
+        outboxLengths.removeAll(keepingCapacity: true)
+        let remote = self.remote, transport = self.transport
+        channel.eventLoop.execute {
+            var offset = buffer.readerIndex
+            for length in lengths {
+                guard let packet = buffer.getSlice(at: offset, length: length) else { break }
+                offset += length
+                switch transport {
+                case .udp:
+                    guard let remote else { return }
+                    channel.write(AddressedEnvelope(remoteAddress: remote, data: packet), promise: nil)
+                case .tcp:
+                    channel.write(packet, promise: nil)
+                }
+            }
+            channel.flush()
+        }
     }
 
     func close() {
@@ -166,13 +215,32 @@ final class MediaLink {
         typealias InboundIn = Message
         let continuation: AsyncStream<[Event]>.Continuation
         let bytes: (Message) -> [UInt8]
+        let impairment: LinkImpairment?
+        private var random = SystemRandomNumberGenerator()
         private var batch: [Event] = []
-        init(_ continuation: AsyncStream<[Event]>.Continuation, bytes: @escaping (Message) -> [UInt8]) {
+        init(_ continuation: AsyncStream<[Event]>.Continuation, impairment: LinkImpairment? = nil,
+             bytes: @escaping (Message) -> [UInt8]) {
             self.continuation = continuation
+            self.impairment = impairment
             self.bytes = bytes
         }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            batch.append(.datagram(bytes(unwrapInboundIn(data))))
+            let packet = bytes(unwrapInboundIn(data))
+            guard let impairment else {
+                batch.append(.datagram(packet))
+                return
+            }
+            switch impairment.fate(using: &random) {
+            case .lost:
+                return
+            case .delivered(let after, let copies) where after == .zero:
+                for _ in 0..<copies { batch.append(.datagram(packet)) }
+            case .delivered(let after, let copies):
+                let continuation = self.continuation
+                context.eventLoop.scheduleTask(in: .nanoseconds(after.nanoseconds)) {
+                    continuation.yield([Event](repeating: .datagram(packet), count: copies))
+                }
+            }
         }
         func channelReadComplete(context: ChannelHandlerContext) {
             guard !batch.isEmpty else { return }
@@ -206,5 +274,13 @@ final class MediaLink {
                 return .continue
             }
         }
+    }
+}
+
+extension Duration {
+    /// The whole nanoseconds in this duration.
+    var nanoseconds: Int64 {
+        let parts = components
+        return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
     }
 }

@@ -32,7 +32,6 @@ public final class MediaReceiver {
     private var audioJitter = RTPJitterEstimator(clockRate: 48_000)
     private var videoJitter = RTPJitterEstimator(clockRate: 90_000)
     private var depacketizer = VP8Depacketizer()
-    private var lastAudioSequence: UInt16?
     private var lastPLI: ContinuousClock.Instant?
     /// Set after a decode failure or a dropped payload, until a key frame decodes.
     private var awaitingKeyFrame = true
@@ -42,14 +41,35 @@ public final class MediaReceiver {
     private var toneWindow: [Int16] = []
     private var picture = I420Frame(width: 2, height: 2)
     private let pictureLossIndication: (_ mediaSSRC: UInt32) -> Void
+    private let negativeAcknowledgement: ((_ mediaSSRC: UInt32, _ lost: [UInt16]) -> Void)?
+    private var reorder: VideoReorderBuffer
+    private var audioReorder: VideoReorderBuffer
+    private var released: [VideoReorderBuffer.Packet] = []
+    private var videoSSRC: UInt32?
+    private var lastVideoFrameAt: ContinuousClock.Instant?
+    /// The RTP timestamp of the video packet being handed on; the frame it completes has it.
+    private var frameTimestamp: UInt32 = 0
+    private var lastFrameTimestamp: (extended: Int64, timestamp: UInt32)?
+    private var renderBaseline: ContinuousClock.Instant?
+    private let playoutDelay: Duration
+    /// Gaps between shown video frames longer than this are freezes (as the load figures count them).
+    static let freezeThreshold: Duration = .milliseconds(200)
 
     /// - Parameters:
     ///   - library: the media the peer replays, to check frames against byte for byte.
     ///   - decodes: whether to decode with libopus and libvpx at all.
     ///   - absSendTimeExtensionID: the id arriving packets carry abs-send-time under, if any.
+    ///   - videoReorderWait: how long video packets after a gap wait for the missing ones.
+    ///   - audioReorderWait: the same for audio (a jitter buffer's depth: what is later is concealed).
+    ///   - firstNACKDelay: how long a video gap may fill by itself (reordering) before it is NACKed.
+    ///   - playoutDelay: how far behind its media time a frame is shown, for the freeze count.
+    ///   - sendNACK: called with the remote video SSRC and the sequence numbers missing (nil: no NACKs).
     ///   - sendPLI: called with the remote video SSRC when a key frame is needed.
     init(audioPayloadType: UInt8, videoPayloadType: UInt8, expectedTone: Double, start: ContinuousClock.Instant,
          library: PreEncodedMedia? = nil, decodes: Bool = true, absSendTimeExtensionID: UInt8? = nil,
+         videoReorderWait: Duration = .zero, audioReorderWait: Duration = .zero, firstNACKDelay: Duration = .zero,
+         playoutDelay: Duration = .zero,
+         sendNACK: ((_ mediaSSRC: UInt32, _ lost: [UInt16]) -> Void)? = nil,
          sendPLI: @escaping (_ mediaSSRC: UInt32) -> Void) throws(MediaClientError) {
         if decodes {
             do {
@@ -71,6 +91,12 @@ public final class MediaReceiver {
         frameNumberPeriod = library?.videoFrameCount ?? 1 << MovingPattern.bitCount
         self.start = start
         pictureLossIndication = sendPLI
+        negativeAcknowledgement = sendNACK
+        self.playoutDelay = playoutDelay
+        // A missing packet is asked for again once a resend could have come back (about the wait's half).
+        reorder = VideoReorderBuffer(maxWait: videoReorderWait, firstNACKDelay: firstNACKDelay,
+                                     nackInterval: max(.milliseconds(100), videoReorderWait / 2))
+        audioReorder = VideoReorderBuffer(maxWait: audioReorderWait)
         payload.reserveCapacity(1_500)
     }
 
@@ -79,7 +105,13 @@ public final class MediaReceiver {
     func receive(_ bytes: inout [UInt8], transport: SRTPTransport, now: ContinuousClock.Instant) -> [RTCPPacket] {
         guard bytes.count > 1 else { statistics.malformedPackets += 1; return [] }
         let isRTCP = PacketKind.isRTCP(secondByte: bytes[1])
-        guard let length = transport.unprotect(&bytes, rtcp: isRTCP) else { statistics.srtpFailures += 1; return [] }
+        let replaysBefore = transport.drops.replays
+        guard let length = transport.unprotect(&bytes, rtcp: isRTCP) else {
+            // A packet had twice (resent by both the relay and the sender, or duplicated on the
+            // way) is a replay to SRTP, not a failure.
+            if transport.drops.replays > replaysBefore { statistics.duplicatePackets += 1 } else { statistics.srtpFailures += 1 }
+            return []
+        }
         if isRTCP {
             statistics.rtcpPackets += 1
             let parsed = bytes.withUnsafeBytes { RTCPPacket.parseCompound(UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
@@ -106,15 +138,32 @@ public final class MediaReceiver {
     }
 
     private func receiveAudio(_ header: RTPHeader, now: ContinuousClock.Instant) {
-        statistics.audioPackets += 1
         audioJitter.record(arrival: audioJitter.arrival(now, since: start), timestamp: header.timestamp)
         statistics.audioJitter = audioJitter.seconds
-        if let last = lastAudioSequence {
-            let delta = header.sequenceNumber &- last
-            guard delta != 0, delta < 0x8000 else { statistics.audioOutOfOrder += 1; return }
-            statistics.audioPacketsLost += Int(delta) - 1
+        var missing: [UInt16] = []   // audio is not NACKed (browsers do not either)
+        switch audioReorder.arrive(sequence: header.sequenceNumber, marker: header.marker, payload: payload, now: now,
+                                   newlyMissing: &missing) {
+        case .inOrder:
+            statistics.audioPackets += 1
+            play(payload, now: now)
+        case .held:
+            statistics.audioPackets += 1
+        case .late:
+            statistics.audioOutOfOrder += 1
         }
-        lastAudioSequence = header.sequenceNumber
+        releaseHeldAudio(now: now)
+    }
+
+    private func releaseHeldAudio(now: ContinuousClock.Instant) {
+        guard audioReorder.isHolding else { return }
+        audioReorder.release(now: now, into: &released)
+        statistics.audioPacketsLost = audioReorder.givenUp
+        for packet in released { play(packet.payload, now: now) }
+        released.removeAll(keepingCapacity: true)
+    }
+
+    /// One Opus frame in sequence order: checked against the shared media, decoded, the tone measured.
+    private func play(_ payload: [UInt8], now: ContinuousClock.Instant) {
         var verified = true
         if let library {
             verified = library.audioIndex(of: payload) != nil
@@ -144,17 +193,67 @@ public final class MediaReceiver {
     }
 
     private func receiveVideo(_ header: RTPHeader, now: ContinuousClock.Instant) {
-        statistics.videoPackets += 1
         videoJitter.record(arrival: videoJitter.arrival(now, since: start), timestamp: header.timestamp)
         statistics.videoJitter = videoJitter.seconds
-        let outcome = depacketizer.push(payload, sequenceNumber: header.sequenceNumber, marker: header.marker)
+        videoSSRC = header.ssrc
+        var newlyMissing: [UInt16] = []
+        switch reorder.arrive(sequence: header.sequenceNumber, marker: header.marker, payload: payload,
+                              timestamp: header.timestamp, now: now, newlyMissing: &newlyMissing) {
+        case .inOrder:
+            statistics.videoPackets += 1
+            frameTimestamp = header.timestamp
+            depacketize(payload, sequence: header.sequenceNumber, marker: header.marker, ssrc: header.ssrc, now: now)
+        case .held(let filledGap):
+            statistics.videoPackets += 1
+            if filledGap { statistics.videoPacketsRecovered += 1 }
+        case .late:
+            statistics.videoPacketsLate += 1
+        }
+        if !newlyMissing.isEmpty { sendNACK(newlyMissing) }
+        releaseHeldVideo(now: now)
+    }
+
+    /// On the client's clock tick: video held past its wait goes on, and missing packets are
+    /// asked for again.
+    func tick(now: ContinuousClock.Instant) {
+        releaseHeldAudio(now: now)
+        releaseHeldVideo(now: now)
+        let due = reorder.nacksDue(now: now)
+        if !due.isEmpty { sendNACK(due) }
+    }
+
+    /// At most this many packets are named in one NACK: a burst larger than that is a key
+    /// frame's business (libwebrtc, past its NACK list's size, asks for one instead).
+    static let maxPacketsPerNACK = 64
+
+    private func sendNACK(_ missing: [UInt16]) {
+        guard let negativeAcknowledgement, let videoSSRC else { return }
+        let lost = missing.count > Self.maxPacketsPerNACK ? Array(missing.prefix(Self.maxPacketsPerNACK)) : missing
+        statistics.nacksSent += 1
+        statistics.packetsNACKed += lost.count
+        negativeAcknowledgement(videoSSRC, lost)
+    }
+
+    private func releaseHeldVideo(now: ContinuousClock.Instant) {
+        guard reorder.isHolding, let ssrc = videoSSRC else { return }
+        reorder.release(now: now, into: &released)
+        statistics.videoPacketsGivenUp = reorder.givenUp
+        for packet in released {
+            frameTimestamp = packet.timestamp
+            depacketize(packet.payload, sequence: packet.sequence, marker: packet.marker, ssrc: ssrc, now: now)
+        }
+        released.removeAll(keepingCapacity: true)
+    }
+
+    private func depacketize(_ payload: [UInt8], sequence: UInt16, marker: Bool, ssrc: UInt32, now: ContinuousClock.Instant) {
+        let outcome = depacketizer.push(payload, sequenceNumber: sequence, marker: marker)
         statistics.videoPacketsLost = depacketizer.statistics.packetsLost
         statistics.vp8PayloadsDropped = depacketizer.statistics.payloadsDropped
         switch outcome {
         case .incomplete:
             return
         case .dropped:
-            requestKeyFrame(from: header.ssrc, now: now)
+            requestKeyFrame(from: ssrc, now: now)
         case .frame(let frame):
             var loopPosition: Int?
             if let library {
@@ -165,7 +264,7 @@ public final class MediaReceiver {
             // `needsKeyFrame` without dropping this one) would decode against the wrong reference.
             guard frame.isKeyFrame || !(awaitingKeyFrame || depacketizer.needsKeyFrame) else {
                 statistics.framesAwaitingKeyFrame += 1
-                requestKeyFrame(from: header.ssrc, now: now)
+                requestKeyFrame(from: ssrc, now: now)
                 return
             }
             awaitingKeyFrame = false
@@ -213,6 +312,32 @@ public final class MediaReceiver {
         if statistics.firstFrameAt == nil { statistics.firstFrameAt = now }
         if audio, statistics.firstAudioFrameAfter == nil { statistics.firstAudioFrameAfter = now - start }
         if !audio, statistics.firstVideoFrameAfter == nil { statistics.firstVideoFrameAfter = now - start }
+        if !audio {
+            let shownAt = renderTime(now: now, timestamp: frameTimestamp)
+            statistics.videoFramesShown += 1
+            if let last = lastVideoFrameAt, shownAt - last > Self.freezeThreshold {
+                statistics.freezes += 1
+                statistics.freezeTime += shownAt - last
+            }
+            if statistics.firstVideoFrameAt == nil { statistics.firstVideoFrameAt = shownAt }
+            lastVideoFrameAt = shownAt
+            statistics.lastVideoFrameAt = shownAt
+        }
+    }
+
+    /// When a player with a playout delay would show a frame that is complete `now`: at its
+    /// media time (RTP timestamp, from the first frame's arrival) plus the delay, or now if it
+    /// came later than that — as a browser's jitter buffer holds frames so that a packet resent
+    /// within the delay does not show as a freeze. Without a delay, now.
+    private func renderTime(now: ContinuousClock.Instant, timestamp: UInt32) -> ContinuousClock.Instant {
+        guard playoutDelay > .zero else { return now }
+        var extended: Int64 = 0
+        if let last = lastFrameTimestamp { extended = last.extended + Int64(Int32(bitPattern: timestamp &- last.timestamp)) }
+        lastFrameTimestamp = (extended, timestamp)
+        let mediaTime = Duration.seconds(Double(extended) / 90_000)
+        let baseline = renderBaseline ?? now - mediaTime
+        renderBaseline = baseline
+        return max(now, baseline + mediaTime + playoutDelay)
     }
 
     private func requestKeyFrame(from ssrc: UInt32, now: ContinuousClock.Instant) {

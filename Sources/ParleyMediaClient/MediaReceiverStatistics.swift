@@ -43,8 +43,26 @@ public struct MediaReceiverStatistics: Sendable, Equatable {
     public var unreadableFrameNumbers = 0
     /// PLIs sent because the depacketizer needed a key frame (RFC 4585 §6.3.1).
     public var pictureLossIndicationsSent = 0
+    /// Generic NACKs sent (RFC 4585 §6.2.1) and the packets they asked for (asked again counts again).
+    public var nacksSent = 0
+    public var packetsNACKed = 0
+    /// Video packets that came after their gap had been noticed (reordered, or retransmitted) in
+    /// time to be used; those that came too late (or twice); gaps given up on.
+    public var videoPacketsRecovered = 0
+    public var videoPacketsLate = 0
+    public var videoPacketsGivenUp = 0
+    /// Video frames that passed the check (decoded, or verified and decodable): what a person
+    /// would have seen; when the first and last were shown (after the playout delay, if any);
+    /// gaps between shown frames over 200 ms.
+    public var videoFramesShown = 0
+    public var firstVideoFrameAt: ContinuousClock.Instant?
+    public var lastVideoFrameAt: ContinuousClock.Instant?
+    public var freezes = 0
+    public var freezeTime: Duration = .zero
     /// Drops, by reason.
     public var srtpFailures = 0
+    /// Packets SRTP had already seen (RFC 3711 §3.3.2 replay check): duplicates, not failures.
+    public var duplicatePackets = 0
     public var malformedPackets = 0
     public var unknownPayloadTypes = 0
     public var audioOutOfOrder = 0

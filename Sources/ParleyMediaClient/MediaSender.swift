@@ -23,6 +23,11 @@ public final class MediaSender {
         /// Largest RTP packet before SRTP.
         public var largestRTPPacket = 0
         public var encodeFailures = 0
+        /// Generic NACKs about our video (RFC 4585 §6.2.1) and the packets they asked for.
+        public var nacksReceived = 0
+        public var packetsNACKed = 0
+        /// Packets sent again for those NACKs (RFC 4588 RTX, when the answer negotiated it).
+        public var retransmissionsSent = 0
     }
 
     public private(set) var statistics = Statistics()
@@ -43,6 +48,19 @@ public final class MediaSender {
     private var videoIndex = 0
     private var payloads: [VP8RTPPayload] = []
     let videoSSRC: UInt32
+    /// The last video packets sent (before SRTP), by sequence number modulo the size, to answer
+    /// NACKs with; empty when the client does not resend.
+    static let historySize = 128
+    private var history: [[UInt8]] = []
+    private var historySequences: [UInt16?] = []
+    private var historyResentAt: [ContinuousClock.Instant?] = []
+    private var resendsPending: [UInt16] = []
+    /// Resends are limited as libwebrtc limits them, so that loss in an overloaded network (or
+    /// harness) is not answered with more packets: each packet at most once per
+    /// ``resendInterval``, and at most ``resendsPerSecond`` in all.
+    static let resendInterval: Duration = .milliseconds(100)
+    static let resendsPerSecond = 60
+    private var resendWindow: (start: ContinuousClock.Instant, count: Int)?
 
     init(offer: MediaOffer, configuration: MediaClientConfiguration) throws(MediaClientError) {
         if let shared = configuration.sharedMedia {
@@ -67,6 +85,11 @@ public final class MediaSender {
         }
         videoSSRC = offer.videoSSRC
         framesPerSecond = configuration.framesPerSecond
+        if configuration.resendsOnNACK {
+            history = (0..<Self.historySize).map { _ in var slot: [UInt8] = []; slot.reserveCapacity(configuration.maxRTPPacketSize + 16); return slot }
+            historySequences = Array(repeating: nil, count: Self.historySize)
+            historyResentAt = Array(repeating: nil, count: Self.historySize)
+        }
         frameInterval = .seconds(1) / configuration.framesPerSecond
     }
 
@@ -96,9 +119,34 @@ public final class MediaSender {
             requestKeyFrame()
         case .fullIntraRequest(let fir) where fir.entries.contains(where: { $0.ssrc == videoSSRC }):
             requestKeyFrame()
+        case .genericNACK(let nack) where nack.mediaSSRC == videoSSRC:
+            statistics.nacksReceived += 1
+            let lost = nack.lostSequenceNumbers
+            statistics.packetsNACKed += lost.count
+            if !history.isEmpty { resendsPending.append(contentsOf: lost) }
         default:
             break
         }
+    }
+
+    /// Sends again, as they were, the NACKed video packets still in the history.
+    func resendNACKed(transport: SRTPTransport, link: MediaLink) {
+        guard !resendsPending.isEmpty else { return }
+        let now = ContinuousClock.now
+        if resendWindow.map({ now - $0.start >= .seconds(1) }) ?? true { resendWindow = (now, 0) }
+        for sequence in resendsPending {
+            let slot = Int(sequence) % Self.historySize
+            guard historySequences[slot] == sequence, resendWindow!.count < Self.resendsPerSecond else { continue }
+            if let last = historyResentAt[slot], now - last < Self.resendInterval { continue }
+            historyResentAt[slot] = now
+            resendWindow!.count += 1
+            transport.sendBuffer.removeAll(keepingCapacity: true)
+            transport.sendBuffer.append(contentsOf: history[slot])
+            transport.protectAndWrite(rtcp: false, to: link)
+            statistics.retransmissionsSent += 1
+        }
+        resendsPending.removeAll(keepingCapacity: true)
+        link.flush()
     }
 
     private func requestKeyFrame() {
@@ -153,17 +201,25 @@ public final class MediaSender {
             payload.bytes.withUnsafeBytes {
                 videoWriter.write(into: &transport.sendBuffer, timestamp: timestamp, marker: payload.marker, payload: $0)
             }
-            send(transport: transport, link: link, absSendTimeOffset: videoWriter.absSendTimeOffset)
+            send(transport: transport, link: link, absSendTimeOffset: videoWriter.absSendTimeOffset, keep: !history.isEmpty)
         }
         statistics.videoFramesSent += 1
         if isKeyFrame { statistics.keyFramesSent += 1 }
     }
 
-    private func send(transport: SRTPTransport, link: MediaLink, absSendTimeOffset: Int?) {
+    private func send(transport: SRTPTransport, link: MediaLink, absSendTimeOffset: Int?, keep: Bool = false) {
         statistics.largestRTPPacket = max(statistics.largestRTPPacket, transport.sendBuffer.count)
         statistics.rtpPacketsSent += 1
         if let absSendTimeOffset {
             AbsSendTime.write(AbsSendTime.value(at: .now), into: &transport.sendBuffer, at: absSendTimeOffset)
+        }
+        if keep, transport.sendBuffer.count >= 4 {
+            let sequence = UInt16(transport.sendBuffer[2]) << 8 | UInt16(transport.sendBuffer[3])
+            let slot = Int(sequence) % Self.historySize
+            history[slot].removeAll(keepingCapacity: true)
+            history[slot].append(contentsOf: transport.sendBuffer)
+            historySequences[slot] = sequence
+            historyResentAt[slot] = nil
         }
         transport.protectAndWrite(rtcp: false, to: link)
     }

@@ -7,6 +7,8 @@ final class SRTPTransport {
     struct Drops: Sendable, Equatable {
         var protectFailures = 0
         var unprotectFailures = 0
+        /// Of those, packets already seen (replay window), not forgeries.
+        var replays = 0
     }
 
     let profile: SRTPProfile
@@ -16,10 +18,12 @@ final class SRTPTransport {
     /// Packets are built here, then protected in place.
     var sendBuffer: [UInt8]
 
-    init(profile: SRTPProfile, inboundKey: SRTPMasterKey, outboundKey: SRTPMasterKey) throws(SRTPError) {
+    /// `resends`: packets may be protected again with the same sequence number (NACKs answered
+    /// with the packet itself).
+    init(profile: SRTPProfile, inboundKey: SRTPMasterKey, outboundKey: SRTPMasterKey, resends: Bool = false) throws(SRTPError) {
         self.profile = profile
         inbound = try SRTPSession(profile: profile, key: inboundKey, direction: .inbound)
-        outbound = try SRTPSession(profile: profile, key: outboundKey, direction: .outbound)
+        outbound = try SRTPSession(profile: profile, key: outboundKey, direction: .outbound, allowsRepeatTransmission: resends)
         sendBuffer = []
         sendBuffer.reserveCapacity(2_048)
     }
@@ -49,7 +53,11 @@ final class SRTPTransport {
         let status = bytes.withUnsafeMutableBytes { buffer in
             rtcp ? inbound.unprotectRTCP(buffer, length: &length) : inbound.unprotectRTP(buffer, length: &length)
         }
-        guard status == .ok else { drops.unprotectFailures += 1; return nil }
+        guard status == .ok else {
+            drops.unprotectFailures += 1
+            if status == .replayFail || status == .replayOld { drops.replays += 1 }
+            return nil
+        }
         return length
     }
 }
