@@ -218,7 +218,7 @@ let package = Package(
             "ParleyLoadTest",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/parley-loadtest"),
-        .testTarget(name: "ParleyLoadTestTests", dependencies: ["ParleyLoadTest"], path: "loadtest/Tests/ParleyLoadTestTests"),
+        .testTarget(name: "ParleyLoadTestTests", dependencies: ["ParleyLoadTest", "ParleyMediaClient"], path: "loadtest/Tests/ParleyLoadTestTests"),
 
         .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"]),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),

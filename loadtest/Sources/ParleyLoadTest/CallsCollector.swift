@@ -29,6 +29,25 @@ actor CallsCollector {
         var latency = LatencyHistogram()
         var audioJitter: [Double] = []
         var videoJitter: [Double] = []
+        // What a person would have seen and heard.
+        var videoFramesShown = 0
+        /// Frames shown per second, per receiver that showed any (over its first to last frame).
+        var videoFramesPerSecond: [Double] = []
+        var freezes = 0
+        var freezeSeconds = 0.0
+        var videoSeconds = 0.0
+        var audioFramesConcealed = 0
+        var audioFramesExpected = 0
+        // Loss repair: RTCP feedback both ways, and what came back.
+        var nacksSent = 0
+        var packetsNACKed = 0
+        var nacksReceived = 0
+        var retransmissionsSent = 0
+        var videoPacketsRecovered = 0
+        var videoPacketsLate = 0
+        var videoPacketsGivenUp = 0
+        var pictureLossIndicationsSent = 0
+        var duplicatePackets = 0
     }
 
     private(set) var inviteToIncoming = Samples()
@@ -83,6 +102,25 @@ actor CallsCollector {
             totals.toneWindows += received.toneWindows
             totals.toneWindowsOff += received.toneWindowsOff
             totals.latency.merge(received.latency)
+            totals.videoFramesShown += received.videoFramesShown
+            if let first = received.firstVideoFrameAt, let last = received.lastVideoFrameAt, last > first {
+                let span = (last - first).seconds
+                totals.videoFramesPerSecond.append(Double(received.videoFramesShown - 1) / span)
+                totals.videoSeconds += span
+            }
+            totals.freezes += received.freezes
+            totals.freezeSeconds += received.freezeTime.seconds
+            totals.audioFramesConcealed += received.audioPacketsLost + received.audioOutOfOrder
+            totals.audioFramesExpected += received.audioPackets + received.audioPacketsLost
+            totals.nacksSent += received.nacksSent
+            totals.packetsNACKed += received.packetsNACKed
+            totals.nacksReceived += sent.nacksReceived
+            totals.retransmissionsSent += sent.retransmissionsSent
+            totals.videoPacketsRecovered += received.videoPacketsRecovered
+            totals.videoPacketsLate += received.videoPacketsLate
+            totals.videoPacketsGivenUp += received.videoPacketsGivenUp
+            totals.pictureLossIndicationsSent += received.pictureLossIndicationsSent
+            totals.duplicatePackets += received.duplicatePackets
             if received.audioPackets > 1 { totals.audioJitter.append(received.audioJitter) }
             if received.videoPackets > 1 { totals.videoJitter.append(received.videoJitter) }
         }

@@ -26,6 +26,13 @@ public struct CallsOptions: Sendable {
     public var bindHost = "127.0.0.1"
     /// UDP, or ICE over TCP to the relay's passive TCP candidate (RFC 6544, RFC 4571 framing).
     public var transport: MediaTransport = .udp
+    /// The impaired link between the clients and the relay, if any, and who applies it.
+    public var netem: NetemProfile?
+    public var netemPlacement: NetemPlacement = .harness
+    /// How long video after a gap waits for the missing packets before the gap is given up.
+    public var videoReorderWait: Duration = .milliseconds(100)
+    /// How often each media client wakes to send what is due.
+    public var tick: Duration = .milliseconds(5)
 
     public init() {}
 
@@ -37,10 +44,38 @@ public struct CallsOptions: Sendable {
         return configuration
     }
 
+    /// How long video after a gap waits: on an impaired link, long enough for a NACK to cross
+    /// both clients' links and the resent packet to come back (twice each link's delay and jitter,
+    /// each way) and a little more.
+    var reorderWait: Duration {
+        guard let netem else { return videoReorderWait }
+        return max(videoReorderWait, .microseconds(Int64((4 * (netem.delayMs + netem.jitterMs) + 50) * 1_000)))
+    }
+
+    /// How deep audio's jitter buffer is: a frame on a clean link; on an impaired one, the jitter
+    /// of both clients' links each way besides.
+    var audioReorderWait: Duration {
+        .microseconds(Int64(((netem.map { 4 * $0.jitterMs } ?? 0) + 20) * 1_000))
+    }
+
     /// What the shared media is encoded with.
     var baseConfiguration: MediaClientConfiguration {
-        MediaClientConfiguration(videoWidth: videoWidth, videoHeight: videoHeight, framesPerSecond: framesPerSecond,
-                                 videoBitrateKbps: videoBitrateKbps, bindHost: bindHost, cname: "parley-loadtest",
-                                 transport: transport)
+        var configuration = MediaClientConfiguration(
+            videoWidth: videoWidth, videoHeight: videoHeight, framesPerSecond: framesPerSecond,
+            videoBitrateKbps: videoBitrateKbps, bindHost: bindHost, cname: "parley-loadtest", transport: transport)
+        if let netem, netemPlacement == .harness { configuration.impairment = netem.impairment }
+        // As a browser receives: video after a gap waits a little for reordered packets, and
+        // missing ones are asked for with NACKs.
+        configuration.videoReorderWait = reorderWait
+        configuration.audioReorderWait = audioReorderWait
+        configuration.sendsNACK = true
+        // Netem's jitter reorders packets of one frame on each client's link: a gap gets about
+        // the spread of that before it is NACKed (as libwebrtc waits on the reordering it has seen).
+        // Shown as a browser would, its jitter buffer as deep as the wait for a resend.
+        configuration.videoPlayoutDelay = netem == nil ? .zero : reorderWait
+        configuration.firstNACKDelay = .microseconds(Int64((netem.map { 2 * $0.jitterMs } ?? 0) * 1_000))
+        configuration.resendsOnNACK = true
+        configuration.tick = tick
+        return configuration
     }
 }

@@ -13,6 +13,9 @@ public struct CallsReport: Sendable, Codable {
         public var video: String
         /// `udp` or `tcp`: how the media clients reach the relay.
         public var transport: String?
+        /// The impaired link (netem arguments), and who applied it; nil on a clean link.
+        public var netem: String?
+        public var netemAppliedBy: String?
     }
 
     public struct SetupTimes: Sendable, Codable {
@@ -30,9 +33,12 @@ public struct CallsReport: Sendable, Codable {
         public var packetsReceived: Int
         /// Sequence-number gaps at the receivers (RFC 3550 §A.3).
         public var packetsLost: Int
-        /// The larger of the gaps over the packets expected and the packets sent but never
-        /// received (the latter also sees a stream that stops, or packets in flight at the end).
+        /// Packets lost over those sent: sequence gaps, and packets still missing two seconds
+        /// after they were sent (a stream that stopped) — not those in flight when the run ended.
         public var lossPercent: Double
+        /// Sent but neither received nor a gap when the run ended: in flight then, or lost
+        /// (counted in the loss once two seconds overdue).
+        public var notArrivedAtEnd: Int?
         /// RFC 3550 interarrival jitter at the end of the run, mean and largest over receivers, ms.
         public var audioJitterMs: Spread
         public var videoJitterMs: Spread
@@ -51,6 +57,39 @@ public struct CallsReport: Sendable, Codable {
         public var toneSeconds: Int
         public var toneSecondsOff: Int
         public var keyFrameRequests: Int
+    }
+
+    /// What people in the calls would have seen and heard, and how loss was repaired.
+    public struct Quality: Sendable, Codable {
+        /// Video frames shown (decoded, or verified and decodable) per second, per receiver: mean and lowest.
+        public var videoFramesPerSecondMean: Double?
+        public var videoFramesPerSecondLowest: Double?
+        /// Gaps over 200 ms between shown frames: how many, their total, and their share of the
+        /// time video was being received.
+        public var freezes: Int
+        public var freezeSeconds: Double
+        public var freezePercent: Double
+        /// Audio frames concealed (lost, or too late to play) in percent of those expected, and in seconds.
+        public var audioConcealedPercent: Double
+        public var audioConcealedSeconds: Double
+        /// Generic NACKs the receivers sent, the packets they named, and the NACKs that reached
+        /// the senders through the relay.
+        public var nacksSent: Int
+        public var packetsNACKed: Int
+        public var nacksReceivedBySenders: Int
+        /// Packets the senders sent again (RFC 4588 RTX, where negotiated).
+        public var retransmissionsSent: Int
+        /// Video packets missing at first that came in time (reordered or resent), those given up,
+        /// and the recovered share of the gaps.
+        public var videoPacketsRecovered: Int
+        public var videoPacketsGivenUp: Int
+        public var videoPacketsLate: Int
+        public var recoveredPercent: Double?
+        /// PLIs the receivers sent, and key frames the senders were asked for (PLI and FIR).
+        public var pictureLossIndications: Int
+        public var keyFrameRequests: Int
+        /// Packets the receivers got twice (a resend of one that had come after all), dropped by SRTP's replay check.
+        public var duplicatePackets: Int
     }
 
     public struct Spread: Sendable, Codable {
@@ -103,9 +142,12 @@ public struct CallsReport: Sendable, Codable {
     public var setup: Setup
     public var setupTimes: SetupTimes
     public var media: Media
+    public var quality: Quality?
     public var server: Server?
     public var harness: Harness?
     public var reference: Comparison?
+    /// Why there is no ``reference`` although one was asked for (no `../shared/reference`, it failed).
+    public var referenceNote: String?
     public var timeline: [TimelinePoint]
 
     init(options: CallsOptions, collector: CallsCollector, timeline: CallsTimeline) async {
@@ -115,13 +157,16 @@ public struct CallsReport: Sendable, Codable {
             media: options.video ? "audio+video" : "audio", durationSeconds: options.duration.seconds,
             rampPerSecond: options.rampPerSecond, decodingCalls: min(options.decodingCalls, options.calls),
             video: options.video ? "VP8 \(options.videoWidth)x\(options.videoHeight) \(options.framesPerSecond) fps \(options.videoBitrateKbps) kbit/s" : "none",
-            transport: options.transport.rawValue)
+            transport: options.transport.rawValue, netem: options.netem?.summary,
+            netemAppliedBy: options.netem.map { _ in options.netemPlacement.rawValue })
         setupTimes = SetupTimes(inviteToIncoming: await collector.inviteToIncoming.summary,
                                 inviteToActive: await collector.inviteToActive.summary,
                                 inviteToFirstFrame: await collector.inviteToFirstFrame.summary)
         media = Media(
             packetsSent: totals.packetsSent, packetsReceived: totals.packetsReceived, packetsLost: totals.packetsLost,
-            lossPercent: Self.lossPercent(sent: totals.packetsSent, received: totals.packetsReceived, gaps: totals.packetsLost),
+            lossPercent: totals.packetsSent > 0
+                ? Double(max(timeline.lostPackets, totals.packetsLost)) / Double(totals.packetsSent) * 100 : 0,
+            notArrivedAtEnd: max(totals.packetsSent - totals.packetsReceived - totals.packetsLost, 0),
             audioJitterMs: Spread(totals.audioJitter), videoJitterMs: Spread(totals.videoJitter),
             latencyMs: PercentileSummary(count: totals.latency.count, p50: totals.latency.percentile(50).map(\.milliseconds),
                                          p95: totals.latency.percentile(95).map(\.milliseconds),
@@ -132,17 +177,28 @@ public struct CallsReport: Sendable, Codable {
             audioFramesVerified: totals.audioFramesVerified, videoFramesVerified: totals.videoFramesVerified,
             decodeFailures: totals.decodeFailures, srtpFailures: totals.srtpFailures,
             toneSeconds: totals.toneWindows, toneSecondsOff: totals.toneWindowsOff, keyFrameRequests: totals.keyFrameRequests)
+        quality = Self.quality(totals)
         server = Self.server(timeline.statuses)
         harness = Self.harness(timeline.statuses)
         self.timeline = timeline.points
     }
 
-    /// Loss in percent: the larger of the sequence gaps over the packets expected (RFC 3550 §6.4.1)
-    /// and the packets sent that never arrived.
-    static func lossPercent(sent: Int, received: Int, gaps: Int) -> Double {
-        let byGaps = received + gaps > 0 ? Double(max(gaps, 0)) / Double(received + gaps) : 0
-        let bySent = sent > 0 ? Double(max(sent - received, 0)) / Double(sent) : 0
-        return max(byGaps, bySent) * 100
+    static func quality(_ totals: CallsCollector.Totals) -> Quality {
+        let fps = totals.videoFramesPerSecond
+        let gaps = totals.videoPacketsRecovered + totals.videoPacketsGivenUp
+        return Quality(
+            videoFramesPerSecondMean: fps.isEmpty ? nil : fps.reduce(0, +) / Double(fps.count),
+            videoFramesPerSecondLowest: fps.min(), freezes: totals.freezes, freezeSeconds: totals.freezeSeconds,
+            freezePercent: totals.videoSeconds > 0 ? totals.freezeSeconds / totals.videoSeconds * 100 : 0,
+            audioConcealedPercent: totals.audioFramesExpected > 0
+                ? Double(totals.audioFramesConcealed) / Double(totals.audioFramesExpected) * 100 : 0,
+            audioConcealedSeconds: Double(totals.audioFramesConcealed) * 0.02,
+            nacksSent: totals.nacksSent, packetsNACKed: totals.packetsNACKed, nacksReceivedBySenders: totals.nacksReceived,
+            retransmissionsSent: totals.retransmissionsSent, videoPacketsRecovered: totals.videoPacketsRecovered,
+            videoPacketsGivenUp: totals.videoPacketsGivenUp, videoPacketsLate: totals.videoPacketsLate,
+            recoveredPercent: gaps > 0 ? Double(totals.videoPacketsRecovered) / Double(gaps) * 100 : nil,
+            pictureLossIndications: totals.pictureLossIndicationsSent, keyFrameRequests: totals.keyFrameRequests,
+            duplicatePackets: totals.duplicatePackets)
     }
 
     /// The server's figures between the first status with every call placed and the last one.
@@ -183,6 +239,7 @@ public struct CallsReport: Sendable, Codable {
             "calls: \(setup.established)/\(setup.requested) established, \(setup.media), \(setup.durationSeconds.fixed(0)) s, ramp \(setup.rampPerSecond.fixed(1))/s",
             "  video                          \(setup.video)",
             "  transport                      \(setup.transport ?? "udp")",
+            "  link                           " + (setup.netem.map { "netem \($0) each way (\(setup.netemAppliedBy == "kernel" ? "tc netem on the clients' veth" : "in the harness, per media socket"))" } ?? "clean"),
         ]
         for (reason, count) in setup.failed.sorted(by: { $0.key < $1.key }) { lines.append("  failed \(count)× \(reason)") }
         lines += [
@@ -191,7 +248,7 @@ public struct CallsReport: Sendable, Codable {
             row("invite → active", setupTimes.inviteToActive),
             row("invite → first checked frame", setupTimes.inviteToFirstFrame),
             "media",
-            "  packets sent / received         \(media.packetsSent) / \(media.packetsReceived); sequence gaps \(media.packetsLost)  (loss \(media.lossPercent.fixed(3)) %)",
+            "  packets sent / received         \(media.packetsSent) / \(media.packetsReceived); sequence gaps \(media.packetsLost), in flight at the end \(media.notArrivedAtEnd.map(String.init) ?? "-")  (loss \(media.lossPercent.fixed(3)) %)",
             "  jitter (RFC 3550) audio         mean \(ms(media.audioJitterMs.mean))  max \(ms(media.audioJitterMs.max)) ms",
             "  jitter (RFC 3550) video         mean \(ms(media.videoJitterMs.mean))  max \(ms(media.videoJitterMs.max)) ms",
             row("one-way latency", media.latencyMs),
@@ -200,6 +257,18 @@ public struct CallsReport: Sendable, Codable {
             "  frames decoded audio / video    \(media.audioFramesDecoded) / \(media.videoFramesDecoded)  (tone off in \(media.toneSecondsOff) of \(media.toneSeconds) s)",
             "  decode failures                 \(media.decodeFailures)  (SRTP failures \(media.srtpFailures), key-frame requests \(media.keyFrameRequests))",
         ]
+        if let quality {
+            func number(_ value: Double?, _ places: Int) -> String { value.map { $0.fixed(places) } ?? "-" }
+            lines += [
+                "quality",
+                "  video frames shown per second   mean \(number(quality.videoFramesPerSecondMean, 1))  lowest \(number(quality.videoFramesPerSecondLowest, 1))",
+                "  freezes (gaps over 200 ms)      \(quality.freezes), \(quality.freezeSeconds.fixed(1)) s (\(quality.freezePercent.fixed(2)) % of video time)",
+                "  audio concealed                 \(quality.audioConcealedSeconds.fixed(1)) s (\(quality.audioConcealedPercent.fixed(2)) % of frames)",
+                "  NACKs sent / reached senders    \(quality.nacksSent) / \(quality.nacksReceivedBySenders) (\(quality.packetsNACKed) packets named); resent by senders \(quality.retransmissionsSent); duplicates \(quality.duplicatePackets)",
+                "  video gaps recovered / given up \(quality.videoPacketsRecovered) / \(quality.videoPacketsGivenUp) (\(number(quality.recoveredPercent, 1)) % recovered; \(quality.videoPacketsLate) came too late)",
+                "  PLIs sent / key frames asked    \(quality.pictureLossIndications) / \(quality.keyFrameRequests)",
+            ]
+        }
         if let server {
             lines += [
                 "server (steady \(server.windowSeconds.fixed(1)) s)",
@@ -212,6 +281,7 @@ public struct CallsReport: Sendable, Codable {
         if let harness {
             lines.append("  harness CPU                     \(harness.cpuPercentOfOneCore.fixed(1)) % of a core; UDP receive-buffer drops (machine) \(harness.udpReceiveBufferDrops.map(String.init) ?? "-")")
         }
+        if let referenceNote { lines.append(referenceNote) }
         if let reference {
             lines.append("reference (../shared/reference, \(reference.reference.packetsPerSecond) pps × \(reference.reference.packetSize) B, AES-GCM)")
             lines.append("  CPU                             \(reference.reference.cpuMicrosecondsPerPacket.fixed(2)) µs per relayed packet; Parley/reference \(reference.ratio.map { $0.fixed(2) } ?? "-")×")

@@ -124,6 +124,7 @@ public struct CallsScenario: Sendable {
     private func sample(collector: CallsCollector, start: ContinuousClock.Instant, until end: ContinuousClock.Instant,
                         progress: Progress?) async -> CallsTimeline {
         var timeline = CallsTimeline()
+        var loss = LossTimeline()
         var previous: (at: ContinuousClock.Instant, totals: CallsCollector.Totals, status: ServerAPI.Status?)?
         var tick = start
         while tick < end + .seconds(1) {
@@ -135,17 +136,15 @@ public struct CallsScenario: Sendable {
             let callsUp = await collector.callsUp
             let established = await collector.established
             let failed = await collector.failures.values.reduce(0, +)
-            var point = TimelinePoint(time: (now - start).seconds, active: callsUp, rate: 0, lossPercent: 0)
+            var point = TimelinePoint(time: (now - start).seconds, active: callsUp, rate: 0,
+                                      lossPercent: loss.add(sent: totals.packetsSent, received: totals.packetsReceived,
+                                                            gaps: totals.packetsLost).percent)
             if let previous {
                 let elapsed = (now - previous.at).seconds
                 if let status, let before = previous.status {
                     point.rate = Double(status.relay.packetsOut &- before.relay.packetsOut) / elapsed
                     point.serverCPUPercent = (status.process.cpuSeconds - before.process.cpuSeconds) / elapsed * 100
                 }
-                point.lossPercent = CallsReport.lossPercent(
-                    sent: totals.packetsSent - previous.totals.packetsSent,
-                    received: totals.packetsReceived - previous.totals.packetsReceived,
-                    gaps: totals.packetsLost - previous.totals.packetsLost)
                 let window = totals.latency.subtracting(previous.totals.latency)
                 point.latencyP50 = window.percentile(50).map(\.milliseconds)
                 point.latencyP99 = window.percentile(99).map(\.milliseconds)
@@ -156,6 +155,7 @@ public struct CallsScenario: Sendable {
                 timeline.statuses.append(.init(at: now, status: status, host: .now(),
                                                allPlaced: callsUp == options.calls || established + failed == options.calls))
             }
+            timeline.lostPackets = loss.lost
             previous = (now, totals, status)
             progress?.show("[\(Int(point.time.rounded()))s] calls up \(callsUp)/\(options.calls)"
                 + "  relay \(Int(point.rate)) pps  loss \(point.lossPercent.fixed(2)) %"
@@ -177,6 +177,8 @@ private struct Handoff: @unchecked Sendable {
 struct CallsTimeline: Sendable {
     var points: [TimelinePoint] = []
     var statuses: [StatusSample] = []
+    /// Packets found lost over the run (``LossTimeline``): gaps, and packets long overdue.
+    var lostPackets = 0
 }
 
 /// The server's status at one tick, beside the harness's own figures.

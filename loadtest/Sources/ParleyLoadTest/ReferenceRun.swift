@@ -21,7 +21,7 @@ public struct ReferenceRun: Sendable {
 
         public var description: String {
             switch self {
-            case .missingScript(let path): "no reference script at \(path)"
+            case .missingScript(let path): "no reference script at \(path) (the shared reference relay is not on this machine)"
             case .failed(let status, let output): "reference run exited \(status): \(output)"
             case .unreadable(let output): "no cpu_us_per_pkt in the reference's output: \(output)"
             }

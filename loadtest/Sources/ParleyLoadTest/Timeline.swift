@@ -6,7 +6,9 @@ public struct TimelinePoint: Sendable, Equatable, Codable {
     public var active: Int
     /// Packets the relay sent per second (calls), or messages acknowledged per second (chat).
     public var rate: Double
-    /// Packets lost in this second, in percent of those expected (calls); deliveries missing (chat).
+    /// Packets found lost in this second — sequence gaps, and packets two seconds overdue, never
+    /// those still in flight (``LossTimeline``) — in percent of those sent in it (calls); refused
+    /// sends (chat).
     public var lossPercent: Double
     /// One-way latency (calls) or delivery latency (chat) in this second, in milliseconds.
     public var latencyP50: Double?

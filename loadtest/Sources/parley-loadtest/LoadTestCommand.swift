@@ -9,7 +9,7 @@ struct LoadTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley-loadtest",
         abstract: "Drives calls and chat through a running Parley and reports what it measured.",
-        subcommands: [CallsCommand.self, ChatCommand.self, IdleCommand.self])
+        subcommands: [CallsCommand.self, ChatCommand.self, IdleCommand.self, NetemCommand.self])
 }
 
 /// Where the server is and how to reach its operator routes.
@@ -80,6 +80,17 @@ struct CallsCommand: AsyncParsableCommand {
     @Option(help: "How the media clients reach the relay: udp, or tcp (ICE over TCP to its passive TCP candidate).")
     var transport = "udp"
 
+    @Option(help: ArgumentHelp(
+        "An impaired link between the media clients and the relay: tc netem arguments (\"delay 40ms 10ms loss 2%\") or a profile (wifi, lte, 3g, bad), each way.",
+        discussion: "scripts/loadtest.sh puts the clients in a network namespace with netem on its veth pair (root, iproute2), or has the harness apply it where the kernel has no netem."))
+    var netem: String?
+
+    @Option(help: "Milliseconds between a media client's wake-ups to send what is due (coarser is cheaper, 20 at most).")
+    var tickMs = 5
+
+    @Option(help: "Who applies --netem: harness (on each media socket, in user space) or kernel (tc netem, set up by scripts/loadtest.sh).")
+    var netemBy = NetemPlacement.harness.rawValue
+
     @Flag(help: "Also run ../shared/reference/run.sh at the relayed packet rate and size and print the CPU ratio.")
     var compareReference = false
 
@@ -109,17 +120,38 @@ struct CallsCommand: AsyncParsableCommand {
         options.bindHost = bindHost
         guard let transport = MediaTransport(rawValue: transport) else { throw ValidationError("--transport is udp or tcp") }
         options.transport = transport
+        guard (1...20).contains(tickMs) else { throw ValidationError("--tick-ms is 1…20") }
+        options.tick = .milliseconds(tickMs)
+        if let netem {
+            do { options.netem = try NetemProfile(netem) } catch { throw ValidationError("--netem: \(error)") }
+            guard let placement = NetemPlacement(rawValue: netemBy) else { throw ValidationError("--netem-by is harness or kernel") }
+            options.netemPlacement = placement
+            guard transport == .udp || placement == .kernel else { throw ValidationError("--netem in the harness needs --transport udp") }
+            if placement == .harness, let caveats = options.netem?.userSpaceCaveats, !caveats.isEmpty {
+                FileHandle.standardError.write(Data("netem in the harness leaves out: \(caveats.joined(separator: ", "))\n".utf8))
+            }
+        }
         let size = videoSize.split(separator: "x").compactMap { Int($0) }
         guard size.count == 2 else { throw ValidationError("--video-size is WIDTHxHEIGHT") }
         (options.videoWidth, options.videoHeight) = (size[0], size[1])
 
         var report = try await CallsScenario(api: try server.api(), options: options).run()
-        if compareReference, let relayed = report.server {
-            FileHandle.standardError.write(Data("running the reference relay at \(Int(relayed.relayedPacketsPerSecond)) pps…\n".utf8))
-            let reference = try ReferenceRun(script: referenceScript).run(
-                packetsPerSecond: Int(relayed.relayedPacketsPerSecond.rounded()),
-                packetSize: Int(relayed.averagePacketBytes.rounded()), seconds: referenceSeconds)
-            report.reference = .init(reference: reference, ratio: relayed.cpuMicrosecondsPerPacket.map { $0 / reference.cpuMicrosecondsPerPacket })
+        // The reference is a comparison beside the run, never a reason to lose it: when it is
+        // missing or fails, the report says why and is written all the same.
+        if compareReference {
+            if let relayed = report.server {
+                FileHandle.standardError.write(Data("running the reference relay at \(Int(relayed.relayedPacketsPerSecond)) pps…\n".utf8))
+                do {
+                    let reference = try ReferenceRun(script: referenceScript).run(
+                        packetsPerSecond: Int(relayed.relayedPacketsPerSecond.rounded()),
+                        packetSize: Int(relayed.averagePacketBytes.rounded()), seconds: referenceSeconds)
+                    report.reference = .init(reference: reference, ratio: relayed.cpuMicrosecondsPerPacket.map { $0 / reference.cpuMicrosecondsPerPacket })
+                } catch {
+                    report.referenceNote = "no reference comparison: \(error)"
+                }
+            } else {
+                report.referenceNote = "no reference comparison: the run had no steady window to compare"
+            }
         }
         print(report.table)
         let files = try server.write(report, chart: report.chart, name: "calls")
@@ -237,5 +269,19 @@ struct IdleCommand: AsyncParsableCommand {
             print("FAILED: " + problems.joined(separator: "; "))
             throw ExitCode(1)
         }
+    }
+}
+
+/// `parley-loadtest netem PROFILE`: checks a --netem value and prints its tc netem arguments, so
+/// scripts/loadtest.sh can put the same profile on the veth pair before the run starts.
+struct NetemCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "netem", abstract: "Checks a --netem profile and prints its tc netem arguments.")
+
+    @Argument(help: "tc netem arguments or a profile name (\(NetemProfile.named.map(\.name).joined(separator: ", "))).")
+    var profile: String
+
+    func run() throws {
+        do { print(try NetemProfile(profile).arguments) } catch { throw ValidationError("\(error)") }
     }
 }

@@ -99,17 +99,75 @@ struct ReportPartsTests {
     }
 }
 
-@Suite("Loss as the calls report counts it")
-struct LossTests {
-    @Test func theLargerOfGapsAndUndelivered() {
-        #expect(CallsReport.lossPercent(sent: 0, received: 0, gaps: 0) == 0)
-        #expect(CallsReport.lossPercent(sent: 1_000, received: 1_000, gaps: 0) == 0)
-        // A stream that stops leaves no gap, but the packets sent never arrived.
-        #expect(CallsReport.lossPercent(sent: 1_000, received: 500, gaps: 0) == 50)
-        // Gaps weigh in when they say more (e.g. packets still counted as sent on the other side).
-        #expect(CallsReport.lossPercent(sent: 1_000, received: 990, gaps: 10) == 1)
-        #expect(CallsReport.lossPercent(sent: 100, received: 98, gaps: 2) == 2)
-        // More received than sent in a window (in flight at its start) is no negative loss.
-        #expect(CallsReport.lossPercent(sent: 100, received: 110, gaps: 0) == 0)
+/// A synthetic trace: one stream at `rate` packets/s; packet `i` leaves at `i / rate` and arrives
+/// `latency` later unless `lost(i)`. The sender's counter is read at each whole second, the
+/// receiver's as it stood `staleness` earlier (each side of a call reports on its own clock).
+private struct SyntheticTrace {
+    var rate = 1_000
+    var latency = 0.3
+    var staleness = 0.6
+    var lost: (Int) -> Bool = { _ in false }
+
+    /// (sent, received, gaps) as the collector's totals would read at second `k`.
+    func totals(at second: Int) -> (sent: Int, received: Int, gaps: Int) {
+        let sent = second * rate
+        let readAt = Double(second) - staleness
+        // Packets that had arrived when the receiver reported: sent by readAt − latency.
+        let arrivedBound = max(0, Int(((readAt - latency) * Double(rate)).rounded(.up)))
+        var received = 0, highest = -1
+        for index in 0..<min(arrivedBound, sent) where !lost(index) {
+            received += 1
+            highest = index
+        }
+        return (sent, received, highest + 1 - received)
+    }
+
+    func perSecond(seconds: Int) -> [LossTimeline.Second] {
+        var timeline = LossTimeline()
+        return (1...seconds).map { second in
+            let t = totals(at: second)
+            return timeline.add(sent: t.sent, received: t.received, gaps: t.gaps)
+        }
+    }
+
+    func perSecondLoss(seconds: Int) -> [Double] { perSecond(seconds: seconds).map(\.percent) }
+}
+
+@Suite("Per-second loss: gaps and packets that never came, not packets in flight")
+struct LossTimelineTests {
+    @Test func packetsInFlightAtTheEdgeOfASecondAreNotLoss() {
+        let trace = SyntheticTrace()
+        #expect(trace.perSecondLoss(seconds: 20).allSatisfy { $0 == 0 })
+        // What the old arithmetic made of the same trace: the 900 packets unaccounted for at
+        // each edge (300 ms in flight + a report 600 ms old) showed as 90 % loss in the first second.
+        let first = trace.totals(at: 1)
+        #expect(Double(first.sent - first.received) / Double(first.sent) * 100 > 89)
+    }
+
+    @Test func sequenceGapsAreLossInTheSecondTheyShow() {
+        let trace = SyntheticTrace(lost: { $0 % 50 == 7 })   // 2 %
+        let loss = trace.perSecondLoss(seconds: 20)
+        for percent in loss.dropFirst(2) { #expect(abs(percent - 2) < 0.21, "\(loss)") }
+        #expect(loss.allSatisfy { $0 <= 2.21 })
+    }
+
+    @Test func aStreamThatStopsIsLossOnceEvenWhenItResumes() {
+        // Packets sent in seconds 5, 6 and 7 never arrive; from 8 on the stream is back.
+        let trace = SyntheticTrace(lost: { (5_000..<8_000).contains($0) })
+        let seconds = trace.perSecond(seconds: 20)
+        let loss = seconds.map(\.percent)
+        #expect(loss.prefix(5).allSatisfy { $0 == 0 }, "\(loss)")
+        #expect(seconds.reduce(0) { $0 + $1.lost } == 3_000, "\(seconds)")
+        #expect(loss.allSatisfy { $0 <= 100 })
+        // Counted while the stream is silent, before any later packet turns the silence into a gap.
+        #expect(loss[7] == 100, "\(loss)")
+        #expect(loss.suffix(8).allSatisfy { $0 == 0 }, "\(loss)")
+    }
+
+    @Test func aStreamThatNeverResumesIsLossToo() {
+        let trace = SyntheticTrace(lost: { $0 >= 10_000 })
+        let loss = trace.perSecondLoss(seconds: 16)
+        #expect(loss.prefix(10).allSatisfy { $0 == 0 }, "\(loss)")
+        #expect(loss.suffix(3).allSatisfy { $0 == 100 }, "\(loss)")
     }
 }
