@@ -29,5 +29,12 @@ public enum ChatMigrations {
                 CREATE INDEX "attachments_uploader" ON "attachments" ("uploader_id")
                 """#)
         },
+        // Group owners (the creator until they leave), location messages and forwards.
+        Migration("chat.3") { sql in
+            try sql.execute(#"ALTER TABLE "dialogs" ADD COLUMN "owner_id" TEXT"#)
+            try sql.execute(#"UPDATE "dialogs" SET "owner_id" = "created_by" WHERE "type" = 'group'"#)
+            try sql.execute(#"ALTER TABLE "messages" ADD COLUMN "location" TEXT"#)
+            try sql.execute(#"ALTER TABLE "messages" ADD COLUMN "forwarded_from" TEXT"#)
+        },
     ]
 }

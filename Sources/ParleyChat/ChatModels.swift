@@ -9,6 +9,8 @@ public struct DialogRecord: Sendable, Equatable {
     public var name: String?
     public var avatarAttachmentID: AttachmentID?
     public var createdBy: UserID
+    /// A group's owner: its creator, then whoever has been in it longest when the owner leaves.
+    public var ownerID: UserID? = nil
     public var createdAt: Date
     public var updatedAt: Date
     public var lastMessageSeq: Int64
@@ -36,6 +38,8 @@ public struct MessageRecord: Sendable, Equatable {
     public var text: String?
     public var attachmentID: AttachmentID?
     public var call: CallRecord?
+    public var location: Location? = nil
+    public var forwardedFrom: ForwardedFrom? = nil
     public var createdAt: Date
 }
 
@@ -76,6 +80,11 @@ public enum ChatErrors {
     }
     public static let clientMessageIDRequired = ParleyError(
         .badRequest, code: "invalid_field", "clientMessageId: 1 to \(ChatRules.maxClientMessageIDLength) characters")
+    public static let notGroupOwner = ParleyError(.forbidden, code: "not_group_owner", "Only the group's owner can do this")
+    public static let memberNotFound = ParleyError(.notFound, code: "member_not_found", "No such member in this group")
+    public static let invalidLocation = ParleyError.rule(
+        "invalid_location", "A location has a latitude from -90 to 90, a longitude from -180 to 180 and a name of at most \(ChatRules.maxPlaceNameLength) characters")
+    public static let notForwardable = ParleyError.rule("not_forwardable", "Call records cannot be forwarded")
     public static let callRecordsAreServerMade = ParleyError.rule("invalid_kind", "Call records are written by the server")
 }
 
@@ -84,4 +93,14 @@ public enum ChatRules {
     public static let maxNameLength = 64
     public static let maxGroupMembers = 256
     public static let maxClientMessageIDLength = 128
+    public static let maxPlaceNameLength = 200
+
+    /// A location as it may be stored: finite coordinates on the globe, the name trimmed.
+    public static func location(_ location: Location) throws -> Location {
+        guard location.latitude.isFinite, location.longitude.isFinite, (-90...90).contains(location.latitude),
+              (-180...180).contains(location.longitude) else { throw ChatErrors.invalidLocation }
+        let name = location.name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let name, name.count > maxPlaceNameLength { throw ChatErrors.invalidLocation }
+        return Location(latitude: location.latitude, longitude: location.longitude, name: name?.isEmpty == true ? nil : name)
+    }
 }

@@ -10,8 +10,14 @@ public struct OutgoingMessage: Sendable {
     public var kind: MessageKind
     public var text: String?
     public var attachmentID: AttachmentID?
+    /// Sends on a message the sender can read (its attachment, text and place), not uploaded again.
+    public var forwardMessageID: MessageID?
+    public var location: Location?
 
-    public init(clientMessageID: String, kind: MessageKind, text: String?, attachmentID: AttachmentID?) {
+    public init(clientMessageID: String, kind: MessageKind, text: String?, attachmentID: AttachmentID?,
+                forwardMessageID: MessageID? = nil, location: Location? = nil) {
+        self.forwardMessageID = forwardMessageID
+        self.location = location
         self.clientMessageID = clientMessageID
         self.kind = kind
         self.text = text
@@ -39,16 +45,34 @@ extension ChatService {
         }
         let clientID = outgoing.clientMessageID.trimmingCharacters(in: .whitespaces)
         guard !clientID.isEmpty, clientID.count <= ChatRules.maxClientMessageIDLength else { throw ChatErrors.clientMessageIDRequired }
-        let text = outgoing.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        var text = outgoing.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         if let text, text.count > ChatRules.maxTextLength { throw ChatErrors.textTooLong }
+        var attachmentID = outgoing.attachmentID, location = outgoing.location
+        var forwardedFrom: ForwardedFrom?
+        if let forwardID = outgoing.forwardMessageID {
+            // What is forwarded is the original: its attachment (the same stored file), text and place.
+            let original = try await readableMessage(user, forwardID)
+            guard original.kind != .call else { throw ChatErrors.notForwardable }
+            guard original.kind == outgoing.kind, outgoing.attachmentID == nil || outgoing.attachmentID == original.attachmentID
+            else { throw ChatErrors.attachmentKindMismatch }
+            (attachmentID, location) = (original.attachmentID, original.location)
+            text = text ?? original.text
+            forwardedFrom = original.forwardedFrom ?? ForwardedFrom(messageId: original.id.rawValue, senderId: original.senderID.rawValue)
+        }
         switch outgoing.kind {
         case .call: throw ChatErrors.callRecordsAreServerMade
         case .text:
             guard text != nil else { throw ChatErrors.emptyMessage }
-            guard outgoing.attachmentID == nil else { throw ChatErrors.attachmentKindMismatch }
+            guard attachmentID == nil, location == nil else { throw ChatErrors.attachmentKindMismatch }
+        case .location:
+            guard let place = location else { throw ChatErrors.invalidLocation }
+            guard attachmentID == nil else { throw ChatErrors.attachmentKindMismatch }
+            location = try ChatRules.location(place)
         case .image, .video, .audio:
-            guard let attachmentID = outgoing.attachmentID else { throw ChatErrors.attachmentRequired }
-            guard let attachment = try await store.attachment(id: attachmentID), attachment.uploaderID == user else {
+            guard location == nil else { throw ChatErrors.attachmentKindMismatch }
+            guard let attachmentID else { throw ChatErrors.attachmentRequired }
+            guard let attachment = try await store.attachment(id: attachmentID),
+                  forwardedFrom != nil || attachment.uploaderID == user else {
                 throw ChatErrors.attachmentNotFound
             }
             guard attachment.kind == outgoing.kind.rawValue else { throw ChatErrors.attachmentKindMismatch }
@@ -56,8 +80,21 @@ extension ChatService {
         if dialog.type == .private { try await requirePrivateReach(user, members: members) }
         let record = MessageRecord(
             id: .generate(), dialogID: id, seq: 0, senderID: user, clientMessageID: clientID, kind: outgoing.kind,
-            text: text, attachmentID: outgoing.attachmentID, call: nil, createdAt: clock.now())
+            text: text, attachmentID: attachmentID, call: nil, location: location, forwardedFrom: forwardedFrom, createdAt: clock.now())
         return try await deliver(record, members: members)
+    }
+
+    /// A message `user` can read: in a dialog they are in, not cleared from their view, and not
+    /// from someone they blocked in a group. Anything else does not exist for them.
+    func readableMessage(_ user: UserID, _ id: MessageID) async throws -> MessageRecord {
+        guard let message = try await store.message(id: id),
+              let membership = try await store.membership(user, in: message.dialogID), message.seq > membership.clearedSeq,
+              let dialog = try await store.dialog(id: message.dialogID)
+        else { throw ChatErrors.messageNotFound }
+        if dialog.type == .group, try await friends.blocks(by: user).contains(where: { $0.blocked == message.senderID }) {
+            throw ChatErrors.messageNotFound
+        }
+        return message
     }
 
     /// Writes a finished call into the pair's private dialog (creating it if need be).
@@ -157,7 +194,8 @@ extension ChatService {
             id: message.id.rawValue, dialogId: message.dialogID.rawValue, senderId: message.senderID.rawValue,
             clientMessageId: message.clientMessageID, kind: message.kind, text: message.text,
             attachment: message.attachmentID.flatMap { attachments[$0] }.map(view),
-            call: message.call, createdAt: WireTime.string(message.createdAt),
+            call: message.call, location: message.location, forwardedFrom: message.forwardedFrom,
+            createdAt: WireTime.string(message.createdAt),
             readBy: members.filter { $0.userID != message.senderID && $0.readSeq >= message.seq }.map(\.userID.rawValue))
     }
 

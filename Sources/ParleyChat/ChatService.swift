@@ -66,7 +66,7 @@ public final class ChatService: Sendable {
         guard others.count + 1 <= ChatRules.maxGroupMembers else { throw ChatErrors.tooManyMembers }
         try await requireFriends(of: user, others)
         let now = clock.now()
-        let dialog = DialogRecord(id: .generate(), type: .group, name: name, avatarAttachmentID: nil, createdBy: user,
+        let dialog = DialogRecord(id: .generate(), type: .group, name: name, avatarAttachmentID: nil, createdBy: user, ownerID: user,
                                   createdAt: now, updatedAt: now, lastMessageSeq: 0)
         try await store.createDialog(dialog, pairKey: nil, members: [user] + others)
         await announce(dialog.id)
@@ -100,11 +100,36 @@ public final class ChatService: Sendable {
         return try await memberDialog(user, id)
     }
 
+    /// Leaves a group. An owner who leaves hands the group to whoever has been in it longest; the
+    /// last one out takes the group with them.
     public func leave(_ user: UserID, _ id: DialogID) async throws {
         let dialog = try await memberDialog(user, id)
         guard dialog.type == .group else { throw ChatErrors.notAGroup }
-        try await store.removeMember(user, from: id)
+        _ = try await store.removeMember(user, from: id)
         await announce(id, also: [user])
+    }
+
+    /// The owner takes someone out of the group: they lose its history and its attachments, and
+    /// hear of it with `dialog.updated` (as the rest do). Removing oneself is leaving.
+    public func removeMember(_ user: UserID, _ id: DialogID, _ member: UserID) async throws {
+        if member == user { return try await leave(user, id) }
+        let dialog = try await memberDialog(user, id)
+        guard dialog.type == .group else { throw ChatErrors.notAGroup }
+        guard dialog.ownerID == user else { throw ChatErrors.notGroupOwner }
+        guard try await store.removeMember(member, from: id) != .notAMember else { throw ChatErrors.memberNotFound }
+        await announce(id, also: [member])
+    }
+
+    /// The owner deletes the group for everyone: its members, messages and history go, and every
+    /// member's devices get `dialog.deleted`.
+    public func deleteForEveryone(_ user: UserID, _ id: DialogID) async throws {
+        let dialog = try await memberDialog(user, id)
+        guard dialog.type == .group else { throw ChatErrors.notAGroup }
+        guard dialog.ownerID == user else { throw ChatErrors.notGroupOwner }
+        let members = try await store.members(of: id).map(\.userID)
+        try await store.deleteDialog(id)
+        await events.publish(.dialogDeleted(DialogRefEvent(dialogId: id.rawValue)), to: members)
+        logger.info("group deleted for everyone", metadata: ["dialog": "\(id)", "owner": "\(user)"])
     }
 
     /// Deletes the conversation for the caller only: it disappears from their list with its
@@ -194,6 +219,6 @@ extension DialogEvent {
         self.init(dialog: Dialog(
             id: dialog.id.rawValue, type: dialog.type, name: dialog.name,
             avatarUrl: dialog.avatarAttachmentID.map { "\(publicBaseURL)/v1/attachments/\($0.rawValue)" },
-            memberIds: members.map(\.rawValue), updatedAt: WireTime.string(dialog.updatedAt)))
+            memberIds: members.map(\.rawValue), ownerId: dialog.ownerID?.rawValue, updatedAt: WireTime.string(dialog.updatedAt)))
     }
 }

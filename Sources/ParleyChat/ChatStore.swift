@@ -11,7 +11,11 @@ public protocol ChatStore: Sendable {
     func createDialog(_ dialog: DialogRecord, pairKey: String?, members: [UserID]) async throws
     func updateDialog(id: DialogID, name: String?, avatar: AttachmentID?, at: Date) async throws
     func addMembers(_ users: [UserID], to dialog: DialogID, at: Date) async throws
-    func removeMember(_ user: UserID, from dialog: DialogID) async throws
+    /// Removes a member; an owner's group passes to the longest-standing member, and a group
+    /// nobody is left in is deleted (one transaction).
+    func removeMember(_ user: UserID, from dialog: DialogID) async throws -> MemberRemoval
+    /// Deletes the dialog with its members and messages, for everyone.
+    func deleteDialog(_ dialog: DialogID) async throws
     func membership(_ user: UserID, in dialog: DialogID) async throws -> Membership?
     func members(of dialog: DialogID) async throws -> [Membership]
     /// Hides the dialog for `user` and drops its history so far from their view.
@@ -51,6 +55,11 @@ public protocol ChatStore: Sendable {
     func deleteAttachment(_ attachment: AttachmentID) async throws
     func attachmentCount(hash: String) async throws -> Int
     func memberSeesAttachment(_ attachment: AttachmentID, user: UserID) async throws -> Bool
+}
+
+/// What removing a member did.
+public enum MemberRemoval: Sendable, Equatable {
+    case notAMember, removed, ownershipPassed(to: UserID), emptied
 }
 
 /// Keyset position in the dialog list.

@@ -4,13 +4,19 @@ import ParleyProtocol
 import ParleyStorage
 
 extension SQLChatStore {
-    static let messageColumns = "id, dialog_id, seq, sender_id, client_message_id, kind, text, attachment_id, call, created_at"
+    static let messageColumns = "id, dialog_id, seq, sender_id, client_message_id, kind, text, attachment_id, call, location, forwarded_from, created_at"
+
+    /// A small value kept as a JSON column (a call record, a location, a forward's origin).
+    static func json<T: Encodable>(_ value: T?) -> String? {
+        value.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func fromJSON<T: Decodable>(_ row: Row, _ column: String, as type: T.Type) throws -> T? {
+        try row.decode(column: column, as: String?.self).flatMap { try? JSONDecoder().decode(T.self, from: Data($0.utf8)) }
+    }
 
     static func decodeMessage(_ row: Row) throws -> MessageRecord {
-        let call = try row.decode(column: "call", as: String?.self).flatMap {
-            try? JSONDecoder().decode(CallRecord.self, from: Data($0.utf8))
-        }
-        return MessageRecord(
+        MessageRecord(
             id: MessageID(rawValue: try row.decode(column: "id", as: String.self)),
             dialogID: DialogID(rawValue: try row.decode(column: "dialog_id", as: String.self)),
             seq: try row.decode(column: "seq", as: Int64.self),
@@ -19,14 +25,16 @@ extension SQLChatStore {
             kind: MessageKind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .text,
             text: try row.decode(column: "text", as: String?.self),
             attachmentID: try row.decode(column: "attachment_id", as: String?.self).map(AttachmentID.init(rawValue:)),
-            call: call,
+            call: try fromJSON(row, "call", as: CallRecord.self),
+            location: try fromJSON(row, "location", as: Location.self),
+            forwardedFrom: try fromJSON(row, "forwarded_from", as: ForwardedFrom.self),
             createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)))
     }
 
     public func appendMessage(
         _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID]
     ) async throws -> (message: MessageRecord, isNew: Bool) {
-        let call = message.call.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        let call = Self.json(message.call), location = Self.json(message.location), forwardedFrom = Self.json(message.forwardedFrom)
         return try await database.write { [events] sql in
             if let existing = try sql.first("""
                 SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
@@ -40,10 +48,10 @@ extension SQLChatStore {
             else { throw ChatErrors.dialogNotFound }
             var stored = message
             stored.seq = seq
-            try sql.execute("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            try sql.execute("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             stored.id.rawValue, stored.dialogID.rawValue, stored.seq, stored.senderID.rawValue,
                             stored.clientMessageID, stored.kind.rawValue, stored.text, stored.attachmentID?.rawValue, call,
-                            stored.createdAt.storageMillis)
+                            location, forwardedFrom, stored.createdAt.storageMillis)
             // A new message brings a cleared conversation back; the sender has read their own message.
             try sql.execute("""
                 UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END WHERE dialog_id = ?

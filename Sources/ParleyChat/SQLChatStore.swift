@@ -14,7 +14,7 @@ public struct SQLChatStore: ChatStore {
         self.events = events
     }
 
-    static let dialogColumns = "id, type, name, avatar_attachment_id, created_by, created_at, updated_at, last_message_seq"
+    static let dialogColumns = "id, type, name, avatar_attachment_id, created_by, owner_id, created_at, updated_at, last_message_seq"
 
     static func decodeDialog(_ row: Row) throws -> DialogRecord {
         DialogRecord(
@@ -23,6 +23,7 @@ public struct SQLChatStore: ChatStore {
             name: try row.decode(column: "name", as: String?.self),
             avatarAttachmentID: try row.decode(column: "avatar_attachment_id", as: String?.self).map(AttachmentID.init(rawValue:)),
             createdBy: UserID(rawValue: try row.decode(column: "created_by", as: String.self)),
+            ownerID: try row.decode(column: "owner_id", as: String?.self).map(UserID.init(rawValue:)),
             createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)),
             updatedAt: Date(storageMillis: try row.decode(column: "updated_at", as: Int64.self)),
             lastMessageSeq: try row.decode(column: "last_message_seq", as: Int64.self))
@@ -55,9 +56,9 @@ public struct SQLChatStore: ChatStore {
     public func createDialog(_ dialog: DialogRecord, pairKey: String?, members: [UserID]) async throws {
         try await database.write { sql in
             try sql.execute("""
-                INSERT INTO dialogs (pair_key, \(Self.dialogColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO dialogs (pair_key, \(Self.dialogColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, pairKey, dialog.id.rawValue, dialog.type.rawValue, dialog.name, dialog.avatarAttachmentID?.rawValue,
-                dialog.createdBy.rawValue, dialog.createdAt.storageMillis, dialog.updatedAt.storageMillis, dialog.lastMessageSeq)
+                dialog.createdBy.rawValue, dialog.ownerID?.rawValue, dialog.createdAt.storageMillis, dialog.updatedAt.storageMillis, dialog.lastMessageSeq)
             try Self.insertMembers(members, dialog.id, dialog.createdAt, sql)
         }
     }
@@ -90,9 +91,27 @@ public struct SQLChatStore: ChatStore {
         }
     }
 
-    public func removeMember(_ user: UserID, from dialog: DialogID) async throws {
+    public func removeMember(_ user: UserID, from dialog: DialogID) async throws -> MemberRemoval {
         try await database.write { sql in
-            try sql.execute("DELETE FROM dialog_members WHERE dialog_id = ? AND user_id = ?", dialog.rawValue, user.rawValue)
+            guard try sql.execute("DELETE FROM dialog_members WHERE dialog_id = ? AND user_id = ?", dialog.rawValue, user.rawValue) > 0
+            else { return .notAMember }
+            // The one who has been in it longest takes over from an owner who leaves; nobody left, no group.
+            let heir = try sql.scalar("""
+                SELECT user_id FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at, user_id LIMIT 1
+                """, dialog.rawValue, as: String.self)
+            guard let heir else {
+                try sql.execute("DELETE FROM dialogs WHERE id = ? AND type = 'group'", dialog.rawValue)
+                return .emptied
+            }
+            let passed = try sql.execute("UPDATE dialogs SET owner_id = ? WHERE id = ? AND owner_id = ?",
+                                         heir, dialog.rawValue, user.rawValue)
+            return passed > 0 ? .ownershipPassed(to: UserID(rawValue: heir)) : .removed
+        }
+    }
+
+    public func deleteDialog(_ dialog: DialogID) async throws {
+        try await database.write { sql in
+            try sql.execute("DELETE FROM dialogs WHERE id = ?", dialog.rawValue)
         }
     }
 
@@ -127,7 +146,7 @@ public struct SQLChatStore: ChatStore {
 
     public func dialogs(of user: UserID, after cursor: DialogCursor?, limit: Int) async throws -> [(DialogRecord, Membership)] {
         let select = """
-            SELECT dialogs.id, dialogs.type, dialogs.name, dialogs.avatar_attachment_id, dialogs.created_by, dialogs.created_at,
+            SELECT dialogs.id, dialogs.type, dialogs.name, dialogs.avatar_attachment_id, dialogs.created_by, dialogs.owner_id, dialogs.created_at,
               dialogs.updated_at, dialogs.last_message_seq, m.joined_at, m.read_seq, m.cleared_seq, m.hidden, m.user_id, m.dialog_id
             FROM dialogs JOIN dialog_members m ON dialogs.id = m.dialog_id
             WHERE m.user_id = ? AND m.hidden = 0

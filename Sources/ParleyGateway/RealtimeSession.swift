@@ -124,7 +124,8 @@ struct RealtimeSession {
                            calls: await calls.liveCalls(of: user, device: device))
         case .messageSend(let message):
             return .sent(try await chat.send(user, to: message.dialogId, OutgoingMessage(
-                clientMessageID: message.clientMessageId, kind: message.kind, text: message.text, attachmentID: message.attachmentId)))
+                clientMessageID: message.clientMessageId, kind: message.kind, text: message.text, attachmentID: message.attachmentId,
+                forwardMessageID: message.forwardMessageId, location: message.location)))
         case .messageRead(let dialog, let upTo):
             try await chat.markRead(user, dialog, upTo: upTo)
             return .done

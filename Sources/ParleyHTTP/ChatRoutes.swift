@@ -24,7 +24,14 @@ struct ChatRoutes {
     }
     struct PatchBody: Decodable { let name: String?; let avatarAttachmentId: String? }
     struct MembersBody: Decodable { let userIds: [String] }
-    struct SendBody: Decodable { let clientMessageId: String; let kind: MessageKind; let text: String?; let attachmentId: String? }
+    struct SendBody: Decodable {
+        let clientMessageId: String
+        let kind: MessageKind
+        let text: String?
+        let attachmentId: String?
+        let forwardMessageId: String?
+        let location: Location?
+    }
     struct ReadBody: Decodable { let upToMessageId: String }
 
     struct DialogView: ResponseEncodable {
@@ -33,6 +40,7 @@ struct ChatRoutes {
         let name: String?
         let avatarUrl: String?
         let members: [UserBody]
+        let ownerId: String?
         let lastMessage: MessageView?
         let unreadCount: Int
         let updatedAt: String
@@ -54,6 +62,7 @@ struct ChatRoutes {
         group.delete(":id", use: deleteForMe)
         group.post(":id/members", use: addMembers)
         group.delete(":id/members/me", use: leave)
+        group.delete(":id/members/:userId", use: removeMember)
         group.get(":id/messages", use: history)
         group.post(":id/messages", use: send)
         group.post(":id/read", use: read)
@@ -121,8 +130,22 @@ struct ChatRoutes {
         return Response(status: .noContent)
     }
 
+    /// `?forEveryone=true`: the owner deletes the group for all its members; otherwise the
+    /// conversation goes from the caller's list only.
     func deleteForMe(_ request: Request, context: ParleyRequestContext) async throws -> Response {
-        try await chat.deleteForMe(try context.requirePrincipal().userID, try Self.dialogID(context))
+        let me = try context.requirePrincipal().userID
+        switch request.uri.queryParameters["forEveryone"].map { String($0) } {
+        case nil, "false": try await chat.deleteForMe(me, try Self.dialogID(context))
+        case "true": try await chat.deleteForEveryone(me, try Self.dialogID(context))
+        default: throw ParleyError.invalidField("forEveryone", "true or false")
+        }
+        return Response(status: .noContent)
+    }
+
+    func removeMember(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let me = try context.requirePrincipal().userID
+        let member = UserID(rawValue: try context.parameters.require("userId"))
+        try await chat.removeMember(me, try Self.dialogID(context), member.rawValue == "me" ? me : member)
         return Response(status: .noContent)
     }
 
@@ -138,7 +161,8 @@ struct ChatRoutes {
         let body = try await RequestBody.json(SendBody.self, from: request)
         let message = try await chat.send(me, to: try Self.dialogID(context), OutgoingMessage(
             clientMessageID: body.clientMessageId, kind: body.kind, text: body.text,
-            attachmentID: body.attachmentId.map(AttachmentID.init(rawValue:))))
+            attachmentID: body.attachmentId.map(AttachmentID.init(rawValue:)),
+            forwardMessageID: body.forwardMessageId.map(MessageID.init(rawValue:)), location: body.location))
         return try MessageEnvelope(message: message).response(from: request, context: context).with(status: .created)
     }
 
@@ -213,7 +237,7 @@ struct ChatRoutes {
         return DialogView(
             id: dialog.id.rawValue, type: dialog.type, name: isPrivate ? other?.name : dialog.name,
             avatarUrl: isPrivate ? other?.avatarUrl : dialog.avatarAttachmentID.map { "\(users.publicBaseURL)/v1/attachments/\($0.rawValue)" },
-            members: people, lastMessage: summary.lastMessage, unreadCount: summary.unreadCount,
+            members: people, ownerId: dialog.ownerID?.rawValue, lastMessage: summary.lastMessage, unreadCount: summary.unreadCount,
             updatedAt: WireTime.string(dialog.updatedAt))
     }
 

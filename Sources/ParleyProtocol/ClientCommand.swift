@@ -48,6 +48,10 @@ public struct OutgoingMessageCommand: Sendable, Equatable, Decodable {
     public let kind: MessageKind
     public let text: String?
     public let attachmentId: AttachmentID?
+    /// A message the sender can read, sent on here (its attachment is not uploaded again).
+    public let forwardMessageId: MessageID?
+    /// For `location` messages.
+    public let location: Location?
 }
 
 /// A decoded client frame: its id (echoed in the reply) and its command.

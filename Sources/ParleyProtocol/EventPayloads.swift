@@ -63,9 +63,13 @@ public struct DialogEvent: Codable, Sendable, Equatable {
         public let name: String?
         public let avatarUrl: String?
         public let memberIds: [String]
+        /// A group's owner (who may remove members and delete it for everyone).
+        public let ownerId: String?
         public let updatedAt: String
 
-        public init(id: String, type: DialogType, name: String?, avatarUrl: String?, memberIds: [String], updatedAt: String) {
+        public init(id: String, type: DialogType, name: String?, avatarUrl: String?, memberIds: [String], ownerId: String? = nil,
+                    updatedAt: String) {
+            self.ownerId = ownerId
             self.id = id
             self.type = type
             self.name = name
@@ -76,6 +80,13 @@ public struct DialogEvent: Codable, Sendable, Equatable {
     }
     public let dialog: Dialog
     public init(dialog: Dialog) { self.dialog = dialog }
+}
+
+/// `dialog.deleted`: a group's owner deleted it for everyone, or a declined message request took
+/// its conversation away.
+public struct DialogRefEvent: Codable, Sendable, Equatable {
+    public let dialogId: String
+    public init(dialogId: String) { self.dialogId = dialogId }
 }
 
 /// `story.new`: a friend posted a story.

@@ -12,6 +12,7 @@ public enum RealtimeEvent: Sendable, Equatable {
     case messageRead(ReadEvent)
     case typing(TypingEvent)
     case dialogUpdated(DialogEvent)
+    case dialogDeleted(DialogRefEvent)
     case storyNew(StoryEvent)
     case callIncoming(CallIncomingEvent)
     case callAccepted(CallRefEvent)
@@ -28,6 +29,7 @@ public enum RealtimeEvent: Sendable, Equatable {
         case .messageRead: "message.read"
         case .typing: "typing"
         case .dialogUpdated: "dialog.updated"
+        case .dialogDeleted: "dialog.deleted"
         case .storyNew: "story.new"
         case .callIncoming: "call.incoming"
         case .callAccepted: "call.accepted"
@@ -39,7 +41,7 @@ public enum RealtimeEvent: Sendable, Equatable {
     /// Every type the catalogue knows (for the contract check against docs/openapi.yaml).
     public static let types = [
         "friend.request", "friend.accepted", "friend.removed", "message.new", "message.read", "typing", "dialog.updated",
-        "story.new", "call.incoming", "call.accepted", "call.ended", "call.media",
+        "dialog.deleted", "story.new", "call.incoming", "call.accepted", "call.ended", "call.media",
     ]
 
     /// The payload value, to encode beside `type` (and `seq`).
@@ -51,6 +53,7 @@ public enum RealtimeEvent: Sendable, Equatable {
         case .messageRead(let value): value
         case .typing(let value): value
         case .dialogUpdated(let value): value
+        case .dialogDeleted(let value): value
         case .storyNew(let value): value
         case .callIncoming(let value): value
         case .callAccepted(let value): value
@@ -77,6 +80,7 @@ public enum RealtimeEvent: Sendable, Equatable {
         case "message.read": return value(ReadEvent.self).map(Self.messageRead)
         case "typing": return value(TypingEvent.self).map(Self.typing)
         case "dialog.updated": return value(DialogEvent.self).map(Self.dialogUpdated)
+        case "dialog.deleted": return value(DialogRefEvent.self).map(Self.dialogDeleted)
         case "story.new": return value(StoryEvent.self).map(Self.storyNew)
         case "call.incoming": return value(CallIncomingEvent.self).map(Self.callIncoming)
         case "call.accepted": return value(CallRefEvent.self).map(Self.callAccepted)

@@ -5,7 +5,31 @@ import ParleyCore
 public enum DialogType: String, Sendable, Codable { case `private`, group }
 
 public enum MessageKind: String, Sendable, Codable, CaseIterable {
-    case text, image, video, audio, call
+    case text, image, video, audio, call, location
+}
+
+/// A place shared in a `location` message: WGS 84 degrees and an optional name.
+public struct Location: Sendable, Equatable, Codable {
+    public var latitude: Double
+    public var longitude: Double
+    public var name: String?
+
+    public init(latitude: Double, longitude: Double, name: String? = nil) {
+        self.latitude = latitude
+        self.longitude = longitude
+        self.name = name
+    }
+}
+
+/// Where a forwarded message came from: the original message and who wrote it.
+public struct ForwardedFrom: Sendable, Equatable, Codable {
+    public var messageId: String
+    public var senderId: String
+
+    public init(messageId: String, senderId: String) {
+        self.messageId = messageId
+        self.senderId = senderId
+    }
 }
 
 public enum CallMedia: String, Sendable, Codable { case audio, video }
@@ -44,11 +68,16 @@ public struct MessageView: Codable, Sendable, Equatable {
     public let text: String?
     public let attachment: AttachmentView?
     public let call: CallRecord?
+    public let location: Location?
+    public let forwardedFrom: ForwardedFrom?
     public let createdAt: String
     public let readBy: [String]
 
     public init(id: String, dialogId: String, senderId: String, clientMessageId: String, kind: MessageKind, text: String?,
-                attachment: AttachmentView?, call: CallRecord?, createdAt: String, readBy: [String]) {
+                attachment: AttachmentView?, call: CallRecord?, location: Location? = nil, forwardedFrom: ForwardedFrom? = nil,
+                createdAt: String, readBy: [String]) {
+        self.location = location
+        self.forwardedFrom = forwardedFrom
         self.id = id
         self.dialogId = dialogId
         self.senderId = senderId

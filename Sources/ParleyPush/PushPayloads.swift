@@ -44,6 +44,7 @@ public enum PushPayloads {
         case "image": return "Photo"
         case "video": return "Video"
         case "audio": return "Audio message"
+        case "location": return "Location"
         default: return "New message"
         }
     }

@@ -21,6 +21,7 @@ import Testing
         .typing(TypingEvent(dialogId: "d1", userId: "u2")),
         .dialogUpdated(DialogEvent(dialog: .init(id: "d1", type: .group, name: "Team", avatarUrl: nil, memberIds: ["u1", "u2"],
                                                  updatedAt: "2026-11-25T10:00:00Z"))),
+        .dialogDeleted(DialogRefEvent(dialogId: "d1")),
         .storyNew(StoryEvent(storyId: "s1", ownerId: "u1")),
         .callIncoming(CallIncomingEvent(callId: "k1", from: "u1", media: .video)),
         .callAccepted(CallRefEvent(callId: "k1")),
