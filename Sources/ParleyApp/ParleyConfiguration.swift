@@ -29,6 +29,8 @@ public struct ParleyConfiguration: Sendable {
     /// Per-user write limits.
     public var messagesPerMinute = 600
     public var friendRequestsPerHour = 100
+    /// First messages to people who are not friends (message requests) per user and hour.
+    public var messageRequestsPerHour = 20
     public var callInvitesPerMinute = 30
     public var iceRestartsPerMinute = 20
     /// Days after which an account whose address was never verified is deleted.
@@ -197,6 +199,7 @@ public struct ParleyConfiguration: Sendable {
         trustedProxies = config.stringArray(forKey: "http.trustedProxies", default: d.trustedProxies).filter { !$0.isEmpty }
         messagesPerMinute = config.int(forKey: "limits.messagesPerMinute", default: d.messagesPerMinute)
         friendRequestsPerHour = config.int(forKey: "limits.friendRequestsPerHour", default: d.friendRequestsPerHour)
+        messageRequestsPerHour = config.int(forKey: "limits.messageRequestsPerHour", default: d.messageRequestsPerHour)
         callInvitesPerMinute = config.int(forKey: "limits.callInvitesPerMinute", default: d.callInvitesPerMinute)
         iceRestartsPerMinute = config.int(forKey: "limits.iceRestartsPerMinute", default: d.iceRestartsPerMinute)
         loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)

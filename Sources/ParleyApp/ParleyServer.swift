@@ -111,6 +111,7 @@ public enum ParleyServer {
             publicBaseURL: publicBaseURL, maxImageBytes: config.maxImageBytes, maxVideoBytes: config.maxVideoBytes,
             maxAudioBytes: config.maxAudioBytes)
         chatSettings.messagesPerMinute = config.messagesPerMinute
+        chatSettings.messageRequestsPerHour = config.messageRequestsPerHour
         chatSettings.attachmentQuotaBytes = config.attachmentQuotaBytes
         let chat = ChatService(
             store: SQLChatStore(database: database, events: events), friends: friends, events: events,
@@ -137,6 +138,7 @@ public enum ParleyServer {
             invitesPerMinute: config.callInvitesPerMinute, restartsPerMinute: config.iceRestartsPerMinute,
             metrics: CallMetrics(factory: metrics), logger: logger)
         friends.onBlock { blocker, blocked in await calls.blocked(blocked, by: blocker) }
+        friends.onBlock { blocker, blocked in await chat.blocked(blocked, by: blocker) }
         let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,
                                                       maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1)))

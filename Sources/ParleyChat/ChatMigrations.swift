@@ -36,5 +36,15 @@ public enum ChatMigrations {
             try sql.execute(#"ALTER TABLE "messages" ADD COLUMN "location" TEXT"#)
             try sql.execute(#"ALTER TABLE "messages" ADD COLUMN "forwarded_from" TEXT"#)
         },
+        // A stranger's private dialog waits as a request until its receiver accepts it (the row
+        // stays, `accepted`) or declines it (the row and the messages from first_seq on go).
+        Migration("chat.4") { sql in
+            try sql.execute(#"""
+                CREATE TABLE "message_requests" ("dialog_id" TEXT PRIMARY KEY REFERENCES "dialogs" ("id") ON DELETE CASCADE, "from_user" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "to_user" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "status" TEXT NOT NULL, "first_seq" INTEGER NOT NULL, "created_at" INTEGER NOT NULL)
+                """#)
+            try sql.execute(#"""
+                CREATE INDEX "message_requests_to" ON "message_requests" ("to_user", "status")
+                """#)
+        },
     ]
 }

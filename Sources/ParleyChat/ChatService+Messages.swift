@@ -77,11 +77,12 @@ extension ChatService {
             }
             guard attachment.kind == outgoing.kind.rawValue else { throw ChatErrors.attachmentKindMismatch }
         }
-        if dialog.type == .private { try await requirePrivateReach(user, members: members) }
+        var gate = PrivateGate.open
+        if dialog.type == .private { gate = try await privateGate(user, id, members: members) }
         let record = MessageRecord(
             id: .generate(), dialogID: id, seq: 0, senderID: user, clientMessageID: clientID, kind: outgoing.kind,
             text: text, attachmentID: attachmentID, call: nil, location: location, forwardedFrom: forwardedFrom, createdAt: clock.now())
-        return try await deliver(record, members: members)
+        return try await deliver(record, members: members, gate: gate)
     }
 
     /// A message `user` can read: in a dialog they are in, not cleared from their view, and not
@@ -119,23 +120,34 @@ extension ChatService {
     /// transaction (a crash keeps both or neither), delivered once that has committed. `members`,
     /// when the caller already has them, saves reading them again: storing a message changes only
     /// the sender's own read position, which its view does not show.
-    func deliver(_ record: MessageRecord, members known: [Membership]? = nil) async throws -> MessageView {
+    ///
+    /// A message request's receiver is not sent its messages while it waits: the first one reaches
+    /// them as the `message.request` that opens it (`gate`).
+    func deliver(_ record: MessageRecord, members known: [Membership]? = nil, gate: PrivateGate = .open) async throws -> MessageView {
         let members: [Membership]
         if let known { members = known } else { members = try await store.members(of: record.dialogID) }
         let attachments = try await attachmentsByID(for: [record])
         // Whoever blocked the sender does not get their messages (in a group they share).
         let blockers = try await friends.blockers(of: record.senderID)
-        let recipients = members.map(\.userID).filter { !blockers.contains($0) }
+        var recipients = members.map(\.userID).filter { !blockers.contains($0) }
+        var opening: OpenedRequest?
+        switch gate {
+        case .open: break
+        case .waiting(let receiver):
+            recipients.removeAll { $0 == receiver }
+        case .opening(let receiver):
+            recipients.removeAll { $0 == receiver }
+            let request = MessageRequestRecord(dialogID: record.dialogID, from: record.senderID, to: receiver, status: .pending,
+                                               firstSeq: 0, createdAt: record.createdAt)
+            opening = OpenedRequest(request: request) { [self] stored in
+                .messageRequest(MessageRequestEvent(request: self.requestView(
+                    request, status: "pending", message: self.view(of: stored, members: members, attachments: attachments))))
+            }
+        }
         let (stored, _) = try await store.appendMessage(record, announce: { [self] stored in
             .messageNew(MessageEvent(message: self.view(of: stored, members: members, attachments: attachments)))
-        }, to: recipients)
+        }, to: recipients, opening: opening)
         return view(of: stored, members: members, attachments: stored.id == record.id ? attachments : try await attachmentsByID(for: [stored]))
-    }
-
-    /// Blocked either way, or no longer friends: the private conversation is closed.
-    func requirePrivateReach(_ user: UserID, members: [Membership]) async throws {
-        guard let other = members.first(where: { $0.userID != user })?.userID else { return }
-        try await friends.requireFriendship(from: user, to: other)
     }
 
     /// History, newest first, `limit` at a time; `before` is a message id from the previous page.

@@ -18,6 +18,8 @@ public final class ChatService: Sendable {
     let logger: Logger
     /// Messages each user may send per minute (`limits.messagesPerMinute`).
     let messageLimit: RateLimiter
+    /// Message requests each user may open per hour (`limits.messageRequestsPerHour`).
+    let requestLimit: RateLimiter
     /// Send to acknowledgement (the message committed), per message.
     let acknowledged: CoreMetrics.Timer
 
@@ -33,16 +35,27 @@ public final class ChatService: Sendable {
         self.settings = settings
         self.logger = logger
         self.messageLimit = RateLimiter(limit: max(settings.messagesPerMinute, 1), window: 60)
+        self.requestLimit = RateLimiter(limit: max(settings.messageRequestsPerHour, 1), window: 3600)
     }
 
     // MARK: Dialogs
 
-    /// The pair's private dialog, created on first use. Friends only.
+    /// The pair's private dialog, created on first use: between friends, between two whose
+    /// message request stands, or to a stranger who takes messages from everyone (the first
+    /// message then waits as a request). Never across a block.
     public func openPrivateDialog(_ user: UserID, with other: UserID) async throws -> DialogRecord {
         if user == other { throw FriendErrors.yourself }
-        try await friends.requireFriendship(from: user, to: other)
         let key = Self.pairKey(user, other)
-        if let existing = try await store.privateDialog(pairKey: key) {
+        let found = try await store.privateDialog(pairKey: key)
+        switch try await friends.reach(from: user, to: other) {
+        case .friends: break
+        case .blocked: throw FriendErrors.blocked
+        case .notFriends:
+            var standing = false
+            if let found { standing = try await store.messageRequest(dialog: found.id) != nil }
+            if !standing, try await friends.privacy(of: other).messagesFrom != .everyone { throw FriendErrors.friendshipRequired }
+        }
+        if let existing = found {
             try await store.unhide(existing.id, for: user)
             return existing
         }

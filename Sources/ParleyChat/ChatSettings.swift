@@ -8,6 +8,8 @@ public struct ChatSettings: Sendable {
     public var attachmentQuotaBytes = 1 << 30
     /// Messages one user may send per minute, all dialogs together; past it `rate_limited`.
     public var messagesPerMinute = 600
+    /// Message requests (first messages to strangers) one user may open per hour; past it `rate_limited`.
+    public var messageRequestsPerHour = 20
 
     public init(publicBaseURL: String, maxImageBytes: Int = 10 << 20, maxVideoBytes: Int = 100 << 20, maxAudioBytes: Int = 20 << 20) {
         self.publicBaseURL = publicBaseURL

@@ -26,8 +26,11 @@ public protocol ChatStore: Sendable {
     /// returns that one instead (`isNew` false). A new message's event (`announce` of the stored
     /// message) is stored for `recipients` in the same transaction (a crash keeps both or neither)
     /// and delivered to live connections once it has committed, before this returns.
+    /// `opening`: a new message request this message starts, recorded with it (its `firstSeq` the
+    /// message's) and announced to its receiver in the same transaction, unless one exists already.
     func appendMessage(
-        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID]
+        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID],
+        opening request: OpenedRequest?
     ) async throws -> (message: MessageRecord, isNew: Bool)
     func message(id: MessageID) async throws -> MessageRecord?
     /// Newest first, seq strictly between `after` and `before`.
@@ -55,6 +58,24 @@ public protocol ChatStore: Sendable {
     func deleteAttachment(_ attachment: AttachmentID) async throws
     func attachmentCount(hash: String) async throws -> Int
     func memberSeesAttachment(_ attachment: AttachmentID, user: UserID) async throws -> Bool
+
+    func messageRequest(dialog: DialogID) async throws -> MessageRequestRecord?
+    /// Pending requests to `user`, newest first.
+    func pendingRequests(to user: UserID) async throws -> [MessageRequestRecord]
+    /// Pending → accepted; false when it was not pending.
+    func acceptRequest(dialog: DialogID) async throws -> Bool
+    /// Removes a pending request with its messages (from `firstSeq` on), and the dialog when
+    /// nothing older is left in it. Nil when there was no pending request; else whether the
+    /// dialog went too.
+    func declineRequest(dialog: DialogID) async throws -> Bool?
+}
+
+extension ChatStore {
+    func appendMessage(
+        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID]
+    ) async throws -> (message: MessageRecord, isNew: Bool) {
+        try await appendMessage(message, announce: announce, to: recipients, opening: nil)
+    }
 }
 
 /// What removing a member did.

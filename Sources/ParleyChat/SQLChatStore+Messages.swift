@@ -32,7 +32,8 @@ extension SQLChatStore {
     }
 
     public func appendMessage(
-        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID]
+        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID],
+        opening request: OpenedRequest?
     ) async throws -> (message: MessageRecord, isNew: Bool) {
         let call = Self.json(message.call), location = Self.json(message.location), forwardedFrom = Self.json(message.forwardedFrom)
         return try await database.write { [events] sql in
@@ -57,6 +58,9 @@ extension SQLChatStore {
                 UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END WHERE dialog_id = ?
                 """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue)
             try events.store(announce(stored), to: recipients, in: sql)
+            if let request, try Self.insertRequest(request.request, firstSeq: stored.seq, sql) {
+                try events.store(request.announce(stored), to: [request.request.to], in: sql)
+            }
             return (stored, true)
         }
     }
@@ -101,7 +105,7 @@ extension SQLChatStore {
                           AND EXISTS (SELECT 1 FROM dialogs WHERE dialogs.id = m.dialog_id AND dialogs.type = 'group'))
                 """
             return try sql.query("""
-                SELECT COUNT(*) FROM dialog_members m WHERE m.user_id = ? AND m.hidden = 0
+                SELECT COUNT(*) FROM dialog_members m WHERE m.user_id = ? AND m.hidden = 0 AND \(Self.notAWaitingRequest)
                 AND EXISTS (SELECT 1 FROM messages WHERE messages.dialog_id = m.dialog_id
                             AND messages.seq > \(greatest)(m.read_seq, m.cleared_seq) AND messages.sender_id <> m.user_id\(ignored))
                 """, binding: [user.rawValue.sqlValue] + senders.map(\.rawValue.sqlValue)).first.map { try $0.first(as: Int.self) } ?? 0

@@ -144,12 +144,17 @@ public struct SQLChatStore: ChatStore {
         }
     }
 
+    /// A dialog that waits as a message request to member `m` is in their requests, not their list.
+    static let notAWaitingRequest = """
+        NOT EXISTS (SELECT 1 FROM message_requests r WHERE r.dialog_id = m.dialog_id AND r.to_user = m.user_id AND r.status = 'pending')
+        """
+
     public func dialogs(of user: UserID, after cursor: DialogCursor?, limit: Int) async throws -> [(DialogRecord, Membership)] {
         let select = """
             SELECT dialogs.id, dialogs.type, dialogs.name, dialogs.avatar_attachment_id, dialogs.created_by, dialogs.owner_id, dialogs.created_at,
               dialogs.updated_at, dialogs.last_message_seq, m.joined_at, m.read_seq, m.cleared_seq, m.hidden, m.user_id, m.dialog_id
             FROM dialogs JOIN dialog_members m ON dialogs.id = m.dialog_id
-            WHERE m.user_id = ? AND m.hidden = 0
+            WHERE m.user_id = ? AND m.hidden = 0 AND \(Self.notAWaitingRequest)
             """
         let order = "ORDER BY dialogs.updated_at DESC, dialogs.id DESC LIMIT ?"
         let rows = try await database.read { sql in

@@ -23,5 +23,11 @@ public enum FriendMigrations {
                 CREATE INDEX "blocks_blocked" ON "blocks" ("blocked")
                 """#)
         },
+        // Who may message a user and who sees their presence; no row means the defaults.
+        Migration("friends.2") { sql in
+            try sql.execute(#"""
+                CREATE TABLE "privacy_settings" ("user_id" TEXT PRIMARY KEY REFERENCES "users" ("id") ON DELETE CASCADE, "messages_from" TEXT NOT NULL, "presence_visible_to" TEXT NOT NULL)
+                """#)
+        },
     ]
 }

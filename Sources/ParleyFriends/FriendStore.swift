@@ -27,6 +27,9 @@ public protocol FriendStore: Sendable {
     func blockers(of user: UserID) async throws -> Set<UserID>
     /// How `viewer` stands to each of `others`, in one go (for lists and search results).
     func relationships(of viewer: UserID, to others: [UserID]) async throws -> [UserID: Relationship]
+    /// The settings of those of `users` who chose any (the rest have the defaults).
+    func privacy(of users: [UserID]) async throws -> [UserID: PrivacySettings]
+    func setPrivacy(_ settings: PrivacySettings, of user: UserID) async throws
 }
 
 /// What `placeRequest` did.

@@ -54,7 +54,8 @@ struct ChatRoutes {
         let durationMs: Int?, width: Int?, height: Int?, url: String
     }
 
-    func add(dialogs group: RouterGroup<ParleyRequestContext>, attachments: RouterGroup<ParleyRequestContext>) {
+    func add(dialogs group: RouterGroup<ParleyRequestContext>, attachments: RouterGroup<ParleyRequestContext>,
+             requests: RouterGroup<ParleyRequestContext>) {
         group.get(use: list)
         group.post(use: create)
         group.get(":id", use: one)
@@ -68,6 +69,9 @@ struct ChatRoutes {
         group.post(":id/read", use: read)
         attachments.post(use: upload)
         attachments.get(":id", use: download)
+        requests.get(use: messageRequests)
+        requests.post(":id/accept", use: acceptRequest)
+        requests.post(":id/decline", use: declineRequest)
     }
 
     func list(_ request: Request, context: ParleyRequestContext) async throws -> DialogPage {

@@ -2,21 +2,40 @@ import Foundation
 import Hummingbird
 import ParleyAccounts
 import ParleyCore
+import ParleyFriends
 
 /// `/v1/me`: the signed-in user's own account.
 struct MeRoutes {
     let accounts: AccountService
+    let friends: FriendService
     let users: UserPresenter
     let maxAvatarBytes: Int
 
     struct PatchBody: Decodable { let name: String?; let status: String? }
     struct DeleteBody: Decodable { let password: String }
+    struct PrivacyBody: Decodable { let messagesFrom: MessagesFrom?; let presenceVisibleTo: PresenceAudience? }
+    struct PrivacyView: ResponseEncodable { let messagesFrom: MessagesFrom; let presenceVisibleTo: PresenceAudience }
 
     func add(to group: RouterGroup<ParleyRequestContext>) {
         group.get(use: me)
         group.patch(use: update)
         group.delete(use: delete)
         group.put("avatar", use: setAvatar)
+        group.get("privacy", use: privacy)
+        group.put("privacy", use: setPrivacy)
+    }
+
+    func privacy(_ request: Request, context: ParleyRequestContext) async throws -> PrivacyView {
+        let settings = try await friends.privacy(of: try context.requirePrincipal().userID)
+        return PrivacyView(messagesFrom: settings.messagesFrom, presenceVisibleTo: settings.presenceVisibleTo)
+    }
+
+    /// The fields sent change; the others stay.
+    func setPrivacy(_ request: Request, context: ParleyRequestContext) async throws -> PrivacyView {
+        let me = try context.requirePrincipal().userID
+        let body = try await RequestBody.json(PrivacyBody.self, from: request)
+        let settings = try await friends.setPrivacy(of: me, messagesFrom: body.messagesFrom, presenceVisibleTo: body.presenceVisibleTo)
+        return PrivacyView(messagesFrom: settings.messagesFrom, presenceVisibleTo: settings.presenceVisibleTo)
     }
 
     func me(_ request: Request, context: ParleyRequestContext) async throws -> AuthRoutes.UserEnvelope {

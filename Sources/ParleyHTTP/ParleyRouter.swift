@@ -103,7 +103,7 @@ public enum ParleyRouter {
         }
         AuthRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)
             .add(to: router.group("v1/auth"))
-        MeRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)
+        MeRoutes(accounts: deps.accounts, friends: deps.friends, users: users, maxAvatarBytes: deps.maxAvatarBytes)
             .add(to: router.group("v1/me").add(middleware: auth))
         PushRoutes(push: deps.push, chat: deps.chat).add(to: router.group("v1/me").add(middleware: auth))
         UserRoutes(accounts: deps.accounts, users: users).add(to: router.group("v1/users").add(middleware: auth))
@@ -115,7 +115,8 @@ public enum ParleyRouter {
             .add(to: router.group("v1/stories").add(middleware: auth))
         QuoteRoutes(quotes: deps.quotes, accounts: deps.accounts).add(to: router.group("v1/quotes").add(middleware: auth))
         ChatRoutes(chat: deps.chat, stories: deps.stories, accounts: deps.accounts, users: users, maxUploadBytes: deps.maxUploadBytes).add(
-            dialogs: router.group("v1/dialogs").add(middleware: auth), attachments: router.group("v1/attachments").add(middleware: mediaAuth))
+            dialogs: router.group("v1/dialogs").add(middleware: auth), attachments: router.group("v1/attachments").add(middleware: mediaAuth),
+            requests: router.group("v1/message-requests").add(middleware: auth))
         let adminOnly = AdminTokenMiddleware(token: deps.operations.adminToken)
         AdminRoutes(operations: deps.operations, accounts: deps.accounts, friends: deps.friends).add(
             admin: router.group("admin").add(middleware: adminOnly), metrics: router.group("metrics").add(middleware: adminOnly))

@@ -89,6 +89,34 @@ public struct DialogRefEvent: Codable, Sendable, Equatable {
     public init(dialogId: String) { self.dialogId = dialogId }
 }
 
+/// `message.request`: a stranger's first message waits for the receiver (`pending`, with that
+/// message), or the receiver answered (`accepted`: a normal chat now; `declined`: gone for both).
+public struct MessageRequestEvent: Codable, Sendable, Equatable {
+    public struct Request: Codable, Sendable, Equatable {
+        /// The request's id: the id of the dialog it opens.
+        public let id: String
+        public let dialogId: String
+        public let from: String
+        public let to: String
+        /// pending, accepted or declined.
+        public let status: String
+        public let createdAt: String
+        public let message: MessageView?
+
+        public init(id: String, dialogId: String, from: String, to: String, status: String, createdAt: String, message: MessageView?) {
+            self.id = id
+            self.dialogId = dialogId
+            self.from = from
+            self.to = to
+            self.status = status
+            self.createdAt = createdAt
+            self.message = message
+        }
+    }
+    public let request: Request
+    public init(request: Request) { self.request = request }
+}
+
 /// `story.new`: a friend posted a story.
 public struct StoryEvent: Codable, Sendable, Equatable {
     public let storyId: String

@@ -22,6 +22,8 @@ import Testing
         .dialogUpdated(DialogEvent(dialog: .init(id: "d1", type: .group, name: "Team", avatarUrl: nil, memberIds: ["u1", "u2"],
                                                  updatedAt: "2026-11-25T10:00:00Z"))),
         .dialogDeleted(DialogRefEvent(dialogId: "d1")),
+        .messageRequest(MessageRequestEvent(request: .init(id: "d1", dialogId: "d1", from: "u1", to: "u2", status: "pending",
+                                                            createdAt: "2026-11-25T10:00:00Z", message: message))),
         .storyNew(StoryEvent(storyId: "s1", ownerId: "u1")),
         .callIncoming(CallIncomingEvent(callId: "k1", from: "u1", media: .video)),
         .callAccepted(CallRefEvent(callId: "k1")),
