@@ -164,6 +164,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // Who is online, last seen, and profile changes told live to friends and chat members.
+        .target(name: "ParleyPresence", dependencies: [
+            "ParleyCore", "ParleyProtocol", "ParleyRealtime", "ParleyAccounts", "ParleyFriends", "ParleyChat",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // multipart/form-data read as it arrives (multipart-kit's streaming parser), as events.
         .target(name: "ParleyMultipart", dependencies: [
             .product(name: "MultipartKit", package: "multipart-kit"),
@@ -174,7 +179,7 @@ let package = Package(
         // Edges.
         .target(name: "ParleyHTTP", dependencies: [
             "ParleyCore", "ParleyProtocol", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyQuotes", "ParleyCalls", "ParleyFiles", "ParleyPush",
-            "ParleyMultipart",
+            "ParleyMultipart", "ParleyPresence",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "CoreMetrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
@@ -182,7 +187,7 @@ let package = Package(
         ]),
 
         .target(name: "ParleyGateway", dependencies: [
-            "ParleyCore", "ParleyProtocol", "ParleyRealtime", "ParleyAccounts", "ParleyChat", "ParleyCalls",
+            "ParleyCore", "ParleyProtocol", "ParleyRealtime", "ParleyAccounts", "ParleyChat", "ParleyCalls", "ParleyPresence",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -191,7 +196,7 @@ let package = Package(
 
         // Wiring: configuration, services, lifecycle.
         .target(name: "ParleyApp", dependencies: [
-            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyMail", "ParleySMS", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyQuotes", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway", "ParleyPush",
+            "ParleyCore", "ParleyProtocol", "ParleyStorage", "ParleyMail", "ParleySMS", "ParleyFiles", "ParleyAccounts", "ParleyFriends", "ParleyChat", "ParleyStories", "ParleyQuotes", "ParleyCalls", "ParleyRelay", "ParleyRealtime", "ParleyHTTP", "ParleyGateway", "ParleyPush", "ParleyPresence",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTLS", package: "hummingbird"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),

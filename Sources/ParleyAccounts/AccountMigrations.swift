@@ -61,5 +61,9 @@ public enum AccountMigrations {
                 CREATE TABLE "phone_codes" ("phone_number" TEXT PRIMARY KEY, "digest" TEXT NOT NULL, "expires_at" INTEGER NOT NULL, "attempts" INTEGER NOT NULL, "used_at" INTEGER)
                 """#)
         },
+        // When a user's last realtime connection closed (presence: "last seen").
+        Migration("accounts.4") { sql in
+            try sql.execute(#"ALTER TABLE "users" ADD COLUMN "last_seen_at" INTEGER"#)
+        },
     ]
 }

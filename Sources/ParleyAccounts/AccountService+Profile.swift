@@ -28,6 +28,11 @@ extension AccountService {
         return try await user(id: id)
     }
 
+    /// Records that the user's last realtime connection closed now ("last seen").
+    public func markSeen(id: UserID) async throws {
+        try await store.markSeen(id: id, at: clock.now())
+    }
+
     /// Replaces the avatar with an image recognised from its bytes.
     public func setAvatar(id: UserID, image: [UInt8]) async throws -> UserRecord {
         let previous = try await user(id: id).avatarHash

@@ -14,6 +14,8 @@ public protocol AccountStore: Sendable {
     func user(phoneNumber: String) async throws -> UserRecord?
     func users(ids: [UserID]) async throws -> [UserRecord]
     func updateProfile(id: UserID, name: String?, status: String?, at: Date) async throws
+    /// Records when the user's last realtime connection closed.
+    func markSeen(id: UserID, at: Date) async throws
     func setAvatar(id: UserID, hash: String, at: Date) async throws
     func setPassword(id: UserID, hash: String, at: Date) async throws
     func markVerified(id: UserID, at: Date) async throws

@@ -18,7 +18,8 @@ public struct SQLAccountStore: AccountStore {
     }
 
     static let userColumns = """
-        SELECT id, email, phone_number, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at, created_at, updated_at FROM users
+        SELECT id, email, phone_number, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at, created_at, updated_at,
+          last_seen_at FROM users
         """
 
     /// What the NOT NULL UNIQUE "email" column holds for an account signed up by phone (see
@@ -38,7 +39,8 @@ public struct SQLAccountStore: AccountStore {
             avatarHash: try row.decode(column: "avatar_hash", as: String?.self),
             emailVerifiedAt: try row.decode(column: "email_verified_at", as: Int64?.self).map(Date.init(storageMillis:)),
             createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)),
-            updatedAt: Date(storageMillis: try row.decode(column: "updated_at", as: Int64.self))
+            updatedAt: Date(storageMillis: try row.decode(column: "updated_at", as: Int64.self)),
+            lastSeenAt: try row.decode(column: "last_seen_at", as: Int64?.self).map(Date.init(storageMillis:))
         )
     }
 
@@ -84,6 +86,12 @@ public struct SQLAccountStore: AccountStore {
         return try await database.read { sql in
             try sql.query("\(Self.userColumns) WHERE id IN (\(sqlPlaceholders(ids.count)))", binding: ids.map(\.rawValue.sqlValue))
                 .map(Self.decodeUser)
+        }
+    }
+
+    public func markSeen(id: UserID, at: Date) async throws {
+        try await database.write { sql in
+            try sql.execute("UPDATE users SET last_seen_at = ? WHERE id = ?", at.storageMillis, id.rawValue)
         }
     }
 

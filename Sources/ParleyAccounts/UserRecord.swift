@@ -17,11 +17,14 @@ public struct UserRecord: Sendable, Equatable {
     public var emailVerifiedAt: Date?
     public var createdAt: Date
     public var updatedAt: Date
+    /// When the user's last realtime connection closed; nil if none ever did.
+    public var lastSeenAt: Date?
 
     public init(
         id: UserID, email: String?, phoneNumber: String? = nil, name: String, status: String, passwordHash: String, dateOfBirth: String,
-        avatarHash: String?, emailVerifiedAt: Date?, createdAt: Date, updatedAt: Date
+        avatarHash: String?, emailVerifiedAt: Date?, createdAt: Date, updatedAt: Date, lastSeenAt: Date? = nil
     ) {
+        self.lastSeenAt = lastSeenAt
         self.id = id
         self.email = email
         self.phoneNumber = phoneNumber

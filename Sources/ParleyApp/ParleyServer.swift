@@ -12,6 +12,7 @@ import ParleyRealtime
 import ParleyRelay
 import ParleyHTTP
 import ParleyMail
+import ParleyPresence
 import ParleyPush
 import ParleyQuotes
 import ParleySMS
@@ -139,13 +140,16 @@ public enum ParleyServer {
             metrics: CallMetrics(factory: metrics), logger: logger)
         friends.onBlock { blocker, blocked in await calls.blocked(blocked, by: blocker) }
         friends.onBlock { blocker, blocked in await chat.blocked(blocked, by: blocker) }
-        let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers,
+        let presence = PresenceService(accounts: accounts, friends: friends, chat: chat, events: events, publicBaseURL: publicBaseURL,
+                                       logger: logger)
+        let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers, presence: presence,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,
                                                       maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1)))
         var dependencies = HTTPDependencies(
             accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
         dependencies.iceServers = iceServers
+        dependencies.presence = presence
         dependencies.readiness = {
             async let database = database.ping()
             async let migrated = (try? await migrator.pending(migrations).isEmpty) ?? false

@@ -163,6 +163,11 @@ public final class ChatService: Sendable {
         return (summaries, next)
     }
 
+    /// Everyone who shares a conversation with `user` (for live profile changes).
+    public func chatPartners(of user: UserID) async throws -> Set<UserID> {
+        try await store.chatPartners(of: user)
+    }
+
     /// The app icon's badge: how many dialogs have unread messages (in groups, not counting those
     /// of people the user blocked).
     public func unreadDialogCount(of user: UserID) async throws -> Int {

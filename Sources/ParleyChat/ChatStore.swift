@@ -59,6 +59,9 @@ public protocol ChatStore: Sendable {
     func attachmentCount(hash: String) async throws -> Int
     func memberSeesAttachment(_ attachment: AttachmentID, user: UserID) async throws -> Bool
 
+    /// Everyone who shares a dialog with `user`, the user left out.
+    func chatPartners(of user: UserID) async throws -> Set<UserID>
+
     func messageRequest(dialog: DialogID) async throws -> MessageRequestRecord?
     /// Pending requests to `user`, newest first.
     func pendingRequests(to user: UserID) async throws -> [MessageRequestRecord]

@@ -144,6 +144,16 @@ public struct SQLChatStore: ChatStore {
         }
     }
 
+    public func chatPartners(of user: UserID) async throws -> Set<UserID> {
+        let rows = try await database.read { sql in
+            try sql.query("""
+                SELECT DISTINCT other.user_id FROM dialog_members mine JOIN dialog_members other ON other.dialog_id = mine.dialog_id
+                WHERE mine.user_id = ? AND other.user_id <> mine.user_id
+                """, user.rawValue)
+        }
+        return Set(try rows.map { UserID(rawValue: try $0.first(as: String.self)) })
+    }
+
     /// A dialog that waits as a message request to member `m` is in their requests, not their list.
     static let notAWaitingRequest = """
         NOT EXISTS (SELECT 1 FROM message_requests r WHERE r.dialog_id = m.dialog_id AND r.to_user = m.user_id AND r.status = 'pending')

@@ -8,6 +8,7 @@ import ParleyAccounts
 import ParleyCalls
 import ParleyChat
 import ParleyCore
+import ParleyPresence
 import ParleyRealtime
 
 /// GET /v1/realtime: one WebSocket per device, authenticated by its access token (the
@@ -36,9 +37,12 @@ public struct RealtimeGateway: Sendable {
     let settings: Settings
     /// TURN servers for the `hello`, so a device woken for a call has them before it answers.
     let iceServers: ICEServerIssuer
+    /// Told when a user's first socket opens and their last one closes (online, last seen).
+    let presence: PresenceService?
 
     public init(accounts: AccountService, events: EventLog, chat: ChatService, calls: CallService,
-                iceServers: ICEServerIssuer = .disabled, settings: Settings = .init()) {
+                iceServers: ICEServerIssuer = .disabled, presence: PresenceService? = nil, settings: Settings = .init()) {
+        self.presence = presence
         self.iceServers = iceServers
         self.accounts = accounts
         self.events = events

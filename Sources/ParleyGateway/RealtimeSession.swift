@@ -29,6 +29,7 @@ struct RealtimeSession {
         }
         gateway.events.hub.attach(mailbox)
         await gateway.calls.deviceReconnected(principal.sessionID, user: principal.userID)
+        await gateway.presence?.connected(principal.userID)
         defer { gateway.events.hub.detach(mailbox) }
         let latest = try await gateway.events.latestSeq(of: principal.userID)
         let turn = gateway.iceServers.servers(for: principal.userID)
@@ -68,6 +69,7 @@ struct RealtimeSession {
         if !gateway.events.hub.isConnected(principal.sessionID, of: principal.userID) {
             await gateway.calls.deviceDisconnected(principal.sessionID, user: principal.userID)
         }
+        await gateway.presence?.disconnected(principal.userID)
     }
 
     /// Answers one command frame. Never throws: every failure is a reply.

@@ -36,8 +36,9 @@ struct FriendRoutes {
         let me = try context.requirePrincipal().userID
         let friendships = try await friends.friends(of: me)
         let records = try await accounts.users(ids: friendships.map(\.friend))
+        let seen = try await users.presence(of: records, to: me, relationships: Dictionary(uniqueKeysWithValues: records.map { ($0.id, .friend) }))
         let bodies = records.sorted { $0.name.lowercased() < $1.name.lowercased() }
-            .map { users.body($0, viewer: me, relationship: .friend) }
+            .map { users.body($0, viewer: me, relationship: .friend, presence: seen[$0.id]) }
         return FriendList(friends: bodies)
     }
 

@@ -3,12 +3,14 @@ import Hummingbird
 import ParleyAccounts
 import ParleyCore
 import ParleyFriends
+import ParleyPresence
 
 /// `/v1/me`: the signed-in user's own account.
 struct MeRoutes {
     let accounts: AccountService
     let friends: FriendService
     let users: UserPresenter
+    let presence: PresenceService?
     let maxAvatarBytes: Int
 
     struct PatchBody: Decodable { let name: String?; let status: String? }
@@ -40,14 +42,15 @@ struct MeRoutes {
 
     func me(_ request: Request, context: ParleyRequestContext) async throws -> AuthRoutes.UserEnvelope {
         let principal = try context.requirePrincipal()
-        return .init(user: users.body(try await accounts.user(id: principal.userID), viewer: principal.userID))
+        return .init(user: try await users.own(try await accounts.user(id: principal.userID)))
     }
 
     func update(_ request: Request, context: ParleyRequestContext) async throws -> AuthRoutes.UserEnvelope {
         let principal = try context.requirePrincipal()
         let body = try await RequestBody.json(PatchBody.self, from: request)
         let user = try await accounts.updateProfile(id: principal.userID, name: body.name, status: body.status)
-        return .init(user: users.body(user, viewer: principal.userID))
+        if body.name != nil || body.status != nil { await presence?.profileChanged(principal.userID) }
+        return .init(user: try await users.own(user))
     }
 
     /// The image is the raw body; its type is read from its bytes.
@@ -56,7 +59,8 @@ struct MeRoutes {
         let bytes = try await RequestBody.bytes(request, limit: maxAvatarBytes)
         if bytes.isEmpty { throw ParleyError.badRequest("The image is the request body", code: "missing_body") }
         let user = try await accounts.setAvatar(id: principal.userID, image: bytes)
-        return .init(user: users.body(user, viewer: principal.userID))
+        await presence?.profileChanged(principal.userID)
+        return .init(user: try await users.own(user))
     }
 
     func delete(_ request: Request, context: ParleyRequestContext) async throws -> Response {

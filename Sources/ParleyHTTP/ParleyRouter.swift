@@ -4,6 +4,7 @@ import ParleyAccounts
 import ParleyCalls
 import ParleyChat
 import ParleyCore
+import ParleyPresence
 import ParleyFriends
 import ParleyPush
 import ParleyQuotes
@@ -38,6 +39,8 @@ public struct HTTPDependencies: Sendable {
     public var trustedProxies = TrustedProxies.none
     /// The web client's files, served at `/`; none unless set.
     public var webClient: WebClient?
+    /// Online, last seen and live profile changes; users show no presence unless set.
+    public var presence: PresenceService?
 
     public init(
         accounts: AccountService, friends: FriendService, chat: ChatService, stories: StoryService, quotes: QuoteService, echo: EchoCalls, calls: CallService, publicBaseURL: String, maxAvatarBytes: Int,
@@ -70,7 +73,7 @@ public enum ParleyRouter {
         router.middlewares.add(TracingMiddleware())
         router.middlewares.add(ErrorMiddleware<ParleyRequestContext>(routes: routeIndex))
         router.middlewares.add(ClientAddressMiddleware(trusted: deps.trustedProxies))
-        let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends)
+        let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends, presence: deps.presence)
         let auth = BearerAuthMiddleware(accounts: deps.accounts)
         let mediaAuth = BearerAuthMiddleware(accounts: deps.accounts, queryTokenForReads: true)
 
@@ -103,7 +106,7 @@ public enum ParleyRouter {
         }
         AuthRoutes(accounts: deps.accounts, users: users, maxAvatarBytes: deps.maxAvatarBytes)
             .add(to: router.group("v1/auth"))
-        MeRoutes(accounts: deps.accounts, friends: deps.friends, users: users, maxAvatarBytes: deps.maxAvatarBytes)
+        MeRoutes(accounts: deps.accounts, friends: deps.friends, users: users, presence: deps.presence, maxAvatarBytes: deps.maxAvatarBytes)
             .add(to: router.group("v1/me").add(middleware: auth))
         PushRoutes(push: deps.push, chat: deps.chat).add(to: router.group("v1/me").add(middleware: auth))
         UserRoutes(accounts: deps.accounts, users: users).add(to: router.group("v1/users").add(middleware: auth))

@@ -117,6 +117,31 @@ public struct MessageRequestEvent: Codable, Sendable, Equatable {
     public init(request: Request) { self.request = request }
 }
 
+/// `user.updated`: someone the receiver knows (a friend, or a member of a chat they share) changed
+/// their name, status or picture, came online or went offline. `online` and `lastSeen` are there
+/// only for receivers the user's privacy lets see them.
+public struct UserUpdatedEvent: Codable, Sendable, Equatable {
+    public struct User: Codable, Sendable, Equatable {
+        public let id: String
+        public let name: String
+        public let status: String
+        public let avatarUrl: String?
+        public let online: Bool?
+        public let lastSeen: String?
+
+        public init(id: String, name: String, status: String, avatarUrl: String?, online: Bool?, lastSeen: String?) {
+            self.id = id
+            self.name = name
+            self.status = status
+            self.avatarUrl = avatarUrl
+            self.online = online
+            self.lastSeen = lastSeen
+        }
+    }
+    public let user: User
+    public init(user: User) { self.user = user }
+}
+
 /// `story.new`: a friend posted a story.
 public struct StoryEvent: Codable, Sendable, Equatable {
     public let storyId: String

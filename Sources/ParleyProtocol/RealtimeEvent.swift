@@ -14,6 +14,7 @@ public enum RealtimeEvent: Sendable, Equatable {
     case dialogUpdated(DialogEvent)
     case dialogDeleted(DialogRefEvent)
     case messageRequest(MessageRequestEvent)
+    case userUpdated(UserUpdatedEvent)
     case storyNew(StoryEvent)
     case callIncoming(CallIncomingEvent)
     case callAccepted(CallRefEvent)
@@ -32,6 +33,7 @@ public enum RealtimeEvent: Sendable, Equatable {
         case .dialogUpdated: "dialog.updated"
         case .dialogDeleted: "dialog.deleted"
         case .messageRequest: "message.request"
+        case .userUpdated: "user.updated"
         case .storyNew: "story.new"
         case .callIncoming: "call.incoming"
         case .callAccepted: "call.accepted"
@@ -43,7 +45,7 @@ public enum RealtimeEvent: Sendable, Equatable {
     /// Every type the catalogue knows (for the contract check against docs/openapi.yaml).
     public static let types = [
         "friend.request", "friend.accepted", "friend.removed", "message.new", "message.read", "typing", "dialog.updated",
-        "dialog.deleted", "message.request", "story.new", "call.incoming", "call.accepted", "call.ended", "call.media",
+        "dialog.deleted", "message.request", "user.updated", "story.new", "call.incoming", "call.accepted", "call.ended", "call.media",
     ]
 
     /// The payload value, to encode beside `type` (and `seq`).
@@ -57,6 +59,7 @@ public enum RealtimeEvent: Sendable, Equatable {
         case .dialogUpdated(let value): value
         case .dialogDeleted(let value): value
         case .messageRequest(let value): value
+        case .userUpdated(let value): value
         case .storyNew(let value): value
         case .callIncoming(let value): value
         case .callAccepted(let value): value
@@ -85,6 +88,7 @@ public enum RealtimeEvent: Sendable, Equatable {
         case "dialog.updated": return value(DialogEvent.self).map(Self.dialogUpdated)
         case "dialog.deleted": return value(DialogRefEvent.self).map(Self.dialogDeleted)
         case "message.request": return value(MessageRequestEvent.self).map(Self.messageRequest)
+        case "user.updated": return value(UserUpdatedEvent.self).map(Self.userUpdated)
         case "story.new": return value(StoryEvent.self).map(Self.storyNew)
         case "call.incoming": return value(CallIncomingEvent.self).map(Self.callIncoming)
         case "call.accepted": return value(CallRefEvent.self).map(Self.callAccepted)

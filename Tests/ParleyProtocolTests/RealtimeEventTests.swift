@@ -24,6 +24,8 @@ import Testing
         .dialogDeleted(DialogRefEvent(dialogId: "d1")),
         .messageRequest(MessageRequestEvent(request: .init(id: "d1", dialogId: "d1", from: "u1", to: "u2", status: "pending",
                                                             createdAt: "2026-11-25T10:00:00Z", message: message))),
+        .userUpdated(UserUpdatedEvent(user: .init(id: "u1", name: "Ann", status: "out", avatarUrl: nil, online: true,
+                                                  lastSeen: "2026-11-25T09:00:00Z"))),
         .storyNew(StoryEvent(storyId: "s1", ownerId: "u1")),
         .callIncoming(CallIncomingEvent(callId: "k1", from: "u1", media: .video)),
         .callAccepted(CallRefEvent(callId: "k1")),
