@@ -30,5 +30,8 @@ public enum AccountErrors {
     public static let codeLocked = ParleyError.rule("code_locked", "This code was entered wrongly too often; ask for a new one")
     public static let smsUnavailable = ParleyError(.unavailable, code: "sms_unavailable", "The code could not be sent; try again shortly")
 
+    public static let emailNotUsed = ParleyError.rule("email_not_used", "This account signs in by phone number, not by e-mail")
+    public static let sameEmail = ParleyError.rule("same_email", "That is already this account's address")
+
     public static func rateLimited(retryAfter: Int) -> ParleyError { .rateLimited(retryAfter: retryAfter) }
 }

@@ -51,6 +51,45 @@ enum AccountMail {
         return MailMessage(to: user.email ?? "", toName: user.name, subject: "Reset your Parley password", text: text, html: html)
     }
 
+    static func emailChangeCode(name: String, to address: String, code: String, minutes: Int) -> MailMessage {
+        let text = """
+            Hello \(name),
+
+            To move your Parley account to this address, enter this code in the app:
+
+            \(code)
+
+            It works once, within \(minutes) minutes. If you did not ask for this, ignore this mail: nothing changes.
+            """
+        let html = """
+            <!doctype html><html><body style="font-family:-apple-system,Helvetica,Arial,sans-serif">
+            <p>Hello \(escape(name)),</p>
+            <p>To move your Parley account to this address, enter this code in the app:</p>
+            <p style="font-size:24px;letter-spacing:4px"><code>\(escape(code))</code></p>
+            <p style="color:#666">It works once, within \(minutes) minutes. If you did not ask for this, ignore this mail.</p>
+            </body></html>
+            """
+        return MailMessage(to: address, toName: name, subject: "Your Parley code: \(code)", text: text, html: html)
+    }
+
+    static func emailChanged(name: String, to oldAddress: String, newEmail: String) -> MailMessage {
+        let text = """
+            Hello \(name),
+
+            Your Parley account's e-mail address was changed to \(newEmail). Mail about the account goes there from now on.
+
+            If you did not make this change, reset your password and contact us.
+            """
+        let html = """
+            <!doctype html><html><body style="font-family:-apple-system,Helvetica,Arial,sans-serif">
+            <p>Hello \(escape(name)),</p>
+            <p>Your Parley account's e-mail address was changed to <b>\(escape(newEmail))</b>. Mail about the account goes there from now on.</p>
+            <p style="color:#666">If you did not make this change, reset your password and contact us.</p>
+            </body></html>
+            """
+        return MailMessage(to: oldAddress, toName: name, subject: "Your Parley e-mail address was changed", text: text, html: html)
+    }
+
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")

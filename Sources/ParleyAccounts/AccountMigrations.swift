@@ -65,5 +65,11 @@ public enum AccountMigrations {
         Migration("accounts.4") { sql in
             try sql.execute(#"ALTER TABLE "users" ADD COLUMN "last_seen_at" INTEGER"#)
         },
+        // A new e-mail address waiting for the code mailed to it (one per user).
+        Migration("accounts.5") { sql in
+            try sql.execute(#"""
+                CREATE TABLE "email_changes" ("user_id" TEXT PRIMARY KEY REFERENCES "users" ("id") ON DELETE CASCADE, "new_email" TEXT NOT NULL, "digest" TEXT NOT NULL, "expires_at" INTEGER NOT NULL, "attempts" INTEGER NOT NULL)
+                """#)
+        },
     ]
 }

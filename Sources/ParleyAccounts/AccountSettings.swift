@@ -34,6 +34,8 @@ public struct AccountSettings: Sendable {
     /// many codes go to one number, and from one client address, per hour.
     public var phoneCodeLifetime: TimeInterval = 600
     public var phoneCodeAttempts = 5
+    /// How long the code mailed to a new e-mail address works (`auth.emailChangeCodeSeconds`).
+    public var emailChangeCodeLifetime: TimeInterval = 3600
     public var phoneCodesPerNumberPerHour = 5
     public var phoneCodesPerAddressPerHour = 20
     /// The country calling code a number written without one is read in (`"1"`, `"44"`); nil:

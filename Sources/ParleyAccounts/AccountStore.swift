@@ -16,6 +16,11 @@ public protocol AccountStore: Sendable {
     func updateProfile(id: UserID, name: String?, status: String?, at: Date) async throws
     /// Records when the user's last realtime connection closed.
     func markSeen(id: UserID, at: Date) async throws
+    /// Records the address a user asked to move to, replacing any earlier one that waits.
+    func insertEmailChange(_ change: EmailChangeRecord) async throws
+    /// Checks a code for the user's waiting change and, when right, moves the account to the new
+    /// address (unless someone took it meanwhile) in the same transaction.
+    func confirmEmailChange(userID: UserID, digest: String, at: Date, maxAttempts: Int) async throws -> EmailChangeOutcome
     func setAvatar(id: UserID, hash: String, at: Date) async throws
     func setPassword(id: UserID, hash: String, at: Date) async throws
     func markVerified(id: UserID, at: Date) async throws

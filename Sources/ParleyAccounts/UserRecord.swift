@@ -129,3 +129,26 @@ public enum PhoneCodeCheck: Sendable, Equatable {
     /// Too many wrong attempts before: refused even when right.
     case locked
 }
+
+/// An e-mail address a user asked to move to, waiting for the code mailed there.
+public struct EmailChangeRecord: Sendable, Equatable {
+    public var userID: UserID
+    public var newEmail: String
+    public var digest: String
+    public var expiresAt: Date
+
+    public init(userID: UserID, newEmail: String, digest: String, expiresAt: Date) {
+        self.userID = userID
+        self.newEmail = newEmail
+        self.digest = digest
+        self.expiresAt = expiresAt
+    }
+}
+
+/// What became of a code presented for an e-mail change.
+public enum EmailChangeOutcome: Sendable, Equatable {
+    case changed(from: String, to: String)
+    /// Right, but another account has the address now.
+    case taken
+    case code(PhoneCodeCheck)
+}

@@ -87,6 +87,8 @@ public struct ParleyConfiguration: Sendable {
     /// per client address per hour, and the country code of numbers written without one.
     public var phoneCodeSeconds = 600
     public var phoneCodeAttempts = 5
+    /// How long the code mailed to a new e-mail address works.
+    public var emailChangeCodeSeconds = 3600
     public var phoneCodesPerNumberPerHour = 5
     public var phoneCodesPerAddressPerHour = 20
     public var phoneDefaultCountryCode = ""
@@ -251,6 +253,7 @@ public struct ParleyConfiguration: Sendable {
         sms.httpFrom = config.string(forKey: "sms.http.from", default: d.sms.httpFrom)
         phoneCodeSeconds = config.int(forKey: "auth.phone.codeSeconds", default: d.phoneCodeSeconds)
         phoneCodeAttempts = config.int(forKey: "auth.phone.codeAttempts", default: d.phoneCodeAttempts)
+        emailChangeCodeSeconds = config.int(forKey: "auth.emailChangeCodeSeconds", default: d.emailChangeCodeSeconds)
         phoneCodesPerNumberPerHour = config.int(forKey: "auth.phone.codesPerNumberPerHour", default: d.phoneCodesPerNumberPerHour)
         phoneCodesPerAddressPerHour = config.int(forKey: "auth.phone.codesPerAddressPerHour", default: d.phoneCodesPerAddressPerHour)
         phoneDefaultCountryCode = config.string(forKey: "auth.phone.defaultCountryCode", default: d.phoneDefaultCountryCode)

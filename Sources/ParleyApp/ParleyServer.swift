@@ -88,6 +88,7 @@ public enum ParleyServer {
         settings.registrationsPerHour = max(config.registrationsPerHour, 1)
         settings.phoneCodeLifetime = TimeInterval(max(config.phoneCodeSeconds, 30))
         settings.phoneCodeAttempts = max(config.phoneCodeAttempts, 1)
+        settings.emailChangeCodeLifetime = TimeInterval(max(config.emailChangeCodeSeconds, 60))
         settings.phoneCodesPerNumberPerHour = max(config.phoneCodesPerNumberPerHour, 1)
         settings.phoneCodesPerAddressPerHour = max(config.phoneCodesPerAddressPerHour, 1)
         settings.defaultCountryCode = config.phoneDefaultCountryCode.isEmpty ? nil : config.phoneDefaultCountryCode

@@ -15,6 +15,9 @@ struct MeRoutes {
 
     struct PatchBody: Decodable { let name: String?; let status: String? }
     struct DeleteBody: Decodable { let password: String }
+    struct EmailChangeBody: Decodable { let email: String; let password: String }
+    struct EmailCodeBody: Decodable { let code: String }
+    struct EmailChangePending: ResponseEncodable { let pendingEmail: String; let expiresInSeconds: Int }
     struct PrivacyBody: Decodable { let messagesFrom: MessagesFrom?; let presenceVisibleTo: PresenceAudience? }
     struct PrivacyView: ResponseEncodable { let messagesFrom: MessagesFrom; let presenceVisibleTo: PresenceAudience }
 
@@ -23,8 +26,25 @@ struct MeRoutes {
         group.patch(use: update)
         group.delete(use: delete)
         group.put("avatar", use: setAvatar)
+        group.post("email", use: requestEmailChange)
+        group.post("email/confirm", use: confirmEmailChange)
         group.get("privacy", use: privacy)
         group.put("privacy", use: setPrivacy)
+    }
+
+    /// A code goes to the new address; the account moves there when it comes back.
+    func requestEmailChange(_ request: Request, context: ParleyRequestContext) async throws -> Response {
+        let me = try context.requirePrincipal().userID
+        let body = try await RequestBody.json(EmailChangeBody.self, from: request)
+        let pending = try await accounts.requestEmailChange(id: me, newEmail: body.email, password: body.password)
+        return try EmailChangePending(pendingEmail: pending.email, expiresInSeconds: pending.lifetime)
+            .response(from: request, context: context).with(status: .accepted)
+    }
+
+    func confirmEmailChange(_ request: Request, context: ParleyRequestContext) async throws -> AuthRoutes.UserEnvelope {
+        let me = try context.requirePrincipal().userID
+        let body = try await RequestBody.json(EmailCodeBody.self, from: request)
+        return .init(user: try await users.own(try await accounts.confirmEmailChange(id: me, code: body.code)))
     }
 
     func privacy(_ request: Request, context: ParleyRequestContext) async throws -> PrivacyView {
