@@ -104,4 +104,11 @@ blocks = b"".join(ebml(b"\xa3", bytes([0x82, 0, t, 0x80]) + b"\xfc" * 8) for t i
 write("media", "webm", ebml(b"\x1a\x45\xdf\xa3", ebml(b"\x42\x82", b"webm"))
       + ebml(b"\x18\x53\x80\x67", ebml(b"\x15\x49\xa9\x66", ebml(b"\x2a\xd7\xb1", b"\x0f\x42\x40"))
              + ebml(b"\x16\x54\xae\x6b", tracks) + ebml(b"\x1f\x43\xb6\x75", ebml(b"\xe7", b"\x00") + blocks, True), True))
+def caf_chunk(kind, body, size=None):
+    return kind + struct.pack(">q", len(body) if size is None else size) + body
+# CAF as an iPhone records AAC: desc, packet table (valid frames, priming, remainder), data.
+write("media", "caf", b"caff\x00\x01\x00\x00"
+      + caf_chunk(b"desc", struct.pack(">d4sIIIII", 44100.0, b"aac ", 0, 0, 1024, 1, 0))
+      + caf_chunk(b"pakt", struct.pack(">qqii", 4, 2000, 2112, 0) + b"\x08" * 4)
+      + caf_chunk(b"data", b"\x00\x00\x00\x00" + b"\xa5" * 32, -1))
 print("seeds written under", os.path.relpath(seeds))

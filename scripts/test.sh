@@ -2,7 +2,7 @@
 # The test command: installs what the tests need, builds, and runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh openssl chromium coturn prometheus   # coturn and chromium: the TURN tests (TurnTests.swift); prometheus: PrometheusScrapeTests
+scripts/install-deps.sh openssl chromium coturn prometheus ffmpeg   # coturn and chromium: the TURN tests (TurnTests.swift); prometheus: PrometheusScrapeTests; ffmpeg: real CAF/M4A recordings (VoiceMessageTests, FFmpegProbeTests)
 scripts/test-peers.sh
 export PARLEY_TEST_PYTHON="$PWD/.venv/bin/python"
 .venv/bin/python scripts/check-openapi.py   # docs/openapi.yaml is valid and lists exactly the routes served

@@ -71,7 +71,7 @@ public enum ChatErrors {
     public static let tooManyMembers = ParleyError.rule("too_many_members", "A group has at most \(ChatRules.maxGroupMembers) members")
     public static let notAGroup = ParleyError.rule("not_a_group", "Only groups have names and members to change")
     public static let unsupportedKind = ParleyError(.unsupportedMedia, code: "unsupported_media_type",
-                                                    "Attachments are JPEG, PNG, HEIC, GIF, MP4/MOV, WebM, M4A/AAC, MP3, Ogg/Opus or WAV")
+                                                    "Attachments are JPEG, PNG, HEIC, GIF, MP4/MOV, WebM, M4A/AAC, MP3, Ogg/Opus, WAV or CAF")
     public static func tooLarge(_ kind: String, _ limit: Int) -> ParleyError {
         ParleyError(.tooLarge, code: "payload_too_large", "\(kind) attachments are at most \(limit) bytes")
     }

@@ -14,6 +14,7 @@ import Foundation
 /// - Ogg — `OggProbe` (RFC 3533, RFC 7845 Opus, Vorbis I).
 /// - WebM — `WebMProbe` (RFC 8794 EBML, RFC 9559 Matroska); audio-only WebM is `.weba`.
 /// - WAV — `WAVProbe` (RIFF WAVE).
+/// - CAF — `CAFProbe` (Apple Core Audio Format: AAC, Opus, PCM, … as iPhones record).
 /// - PNG, JPEG, GIF — `ImageProbe`.
 ///
 /// Returns nil when the bytes are none of the supported types, and also when an MP3 signature is
@@ -49,6 +50,8 @@ public enum MediaProbe {
             return WebMProbe.probe(view)
         case .wav:
             return WAVProbe.probe(view)
+        case .caf:
+            return CAFProbe.probe(view)
         case .jpeg, .png, .gif:
             let size = ImageProbe.size(view, type: type)
             return MediaInfo(type: type, width: size?.width, height: size?.height)

@@ -2,7 +2,7 @@
 public enum MediaType: String, Sendable, Codable, CaseIterable {
     case jpeg, png, heic, gif
     case mp4, mov, webm
-    case m4a, mp3, aac, ogg, wav, weba
+    case m4a, mp3, aac, ogg, wav, weba, caf
 
     public enum Kind: String, Sendable, Codable { case image, video, audio }
 
@@ -10,7 +10,7 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         switch self {
         case .jpeg, .png, .heic, .gif: .image
         case .mp4, .mov, .webm: .video
-        case .m4a, .mp3, .aac, .ogg, .wav, .weba: .audio
+        case .m4a, .mp3, .aac, .ogg, .wav, .weba, .caf: .audio
         }
     }
 
@@ -29,6 +29,7 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         case .ogg: "audio/ogg"
         case .wav: "audio/wav"
         case .weba: "audio/webm"
+        case .caf: "audio/x-caf"
         }
     }
 
@@ -44,6 +45,8 @@ public enum MediaType: String, Sendable, Codable, CaseIterable {
         if starts(Array("OggS".utf8)) { return .ogg }
         // EBML (RFC 8794) whose document type is WebM; `MediaProbe` tells video from audio-only.
         if starts(WebMProbe.signature) { return WebMProbe.docType(MediaBytes(bytes)) == "webm" ? .webm : nil }
+        // Core Audio Format: "caff" and version 1 (what iPhones record voice memos into).
+        if starts(Array("caff".utf8)) && starts([0x00, 0x01], at: 4) { return .caf }
         // Raw AAC: ADTS frames (layer 00, which no MPEG audio frame has), two in a row.
         if ADTSProbe.looksLikeADTS(MediaBytes(Array(bytes.prefix(8_192)))) { return .aac }
         // MP3: an ID3v2 tag, or an MPEG audio frame header (ISO/IEC 11172-3 §2.4.1.3) with valid

@@ -25,6 +25,10 @@ struct FFmpegProbeTests {
         ("a.ogg", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:a", "libopus"], .ogg, nil, nil),
         ("v.ogg", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-c:a", "libvorbis"], .ogg, nil, nil),
         ("a.wav", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100"], .wav, nil, nil),
+        // CAF as iPhones record it: Opus (its packet table) and linear PCM (its data size). This
+        // ffmpeg's CAF muxer does not take AAC; CAFProbeTests builds that one.
+        ("opus.caf", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-c:a", "libopus"], .caf, nil, nil),
+        ("pcm.caf", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100", "-c:a", "pcm_s16le"], .caf, nil, nil),
     ]
 
     @Test(arguments: cases.map(\.0))

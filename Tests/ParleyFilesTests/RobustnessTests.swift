@@ -19,6 +19,7 @@ struct RobustnessTests {
         ("webm-sized", WebMWriter.header() + WebMWriter.segment(WebMWriter.info(durationMs: 900) + WebMWriter.tracks()
             + WebMWriter.cluster(at: 0, [WebMWriter.block(relative: 0), WebMWriter.block(relative: 880)])), .weba),
         ("wav", WAVWriter.file([WAVWriter.chunk("LIST", [1, 2, 3]), WAVWriter.fmt(), WAVWriter.chunk("data", [UInt8](repeating: 0, count: 400))]), .wav),
+        ("caf", CAFWriter.iPhoneAAC(seconds: 0.1), .caf),
         ("png", ImageProbeTests.onePixelPNG, .png),
         ("jpeg", ImageProbeTests.jpeg(width: 64, height: 48), .jpeg),
     ]
