@@ -31,6 +31,7 @@ let package = Package(
         // OTLP over HTTP only: the gRPC exporter would bring grpc-swift into every build.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Shared vocabulary: typed ids, the error every edge turns into `{"error":{code,message}}`, clocks.
@@ -81,10 +82,15 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // Infrastructure below the domain: the system's SQLite (3.34+ for FTS5 trigrams), driven directly.
+        // Infrastructure below the domain: the system's SQLite (3.34+ for FTS5 trigrams), driven directly,
+        // or PostgreSQL through PostgresNIO (`database.url`), behind the same transaction handles.
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "ParleyStorage", dependencies: [
             "ParleyCore", "ParleyProtocol", "CSQLite3",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "ParleyMail", dependencies: [
@@ -237,8 +243,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ParleySDPTests", dependencies: ["ParleySDP"], exclude: ["Fixtures"]),
-        // Real peers for live tests (aiosmtpd now, aiortc later), started from the test venv.
+        // Real peers for live tests (aiosmtpd, aiortc, …) started from the test venv, and the test PostgreSQL.
         .target(name: "ParleyTestSupport", dependencies: [
+            "ParleyStorage",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ], path: "Tests/ParleyTestSupport"),
@@ -262,7 +270,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ParleyStorageTests", dependencies: [
-            "ParleyStorage",
+            "ParleyStorage", "ParleyTestSupport",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [

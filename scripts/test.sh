@@ -5,6 +5,9 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh openssl chromium coturn prometheus ffmpeg   # coturn and chromium: the TURN tests (TurnTests.swift); prometheus: PrometheusScrapeTests; ffmpeg: real CAF/M4A recordings (VoiceMessageTests, FFmpegProbeTests)
 scripts/test-peers.sh
 export PARLEY_TEST_PYTHON="$PWD/.venv/bin/python"
+# A private PostgreSQL (Debian's, on 127.0.0.1 and a free port) for the tests on that engine.
+eval "$(scripts/postgres-test-cluster.sh start)"
+trap 'scripts/postgres-test-cluster.sh stop "$PARLEY_TEST_POSTGRES_DIR"' EXIT
 .venv/bin/python scripts/check-openapi.py   # docs/openapi.yaml is valid and lists exactly the routes served
 swift build --build-tests
 swift test --skip-build "$@"

@@ -33,8 +33,11 @@ public enum AccountMigrations {
             // Search by any part of a name on an index: SQLite's FTS5 with trigrams over name_key
             // (case-folded), kept by triggers and built once from the rows already there. It
             // follows users by rowid, which only VACUUM renumbers (run 'rebuild' after one).
-            // PostgreSQL would use a pg_trgm GIN index on name_key instead.
-            guard sql.kind == .sqlite else { return }
+            // PostgreSQL has a pg_trgm GIN index on name_key instead, which its ILIKE uses.
+            guard sql.kind == .sqlite else {
+                try sql.createTrigramIndex("users_name_key_trgm", on: "users", column: "name_key")
+                return
+            }
             try sql.execute(script: """
                 CREATE VIRTUAL TABLE users_search USING fts5(name_key, content='users', content_rowid='rowid', tokenize='trigram');
                 CREATE TRIGGER users_search_insert AFTER INSERT ON users BEGIN

@@ -10,7 +10,7 @@ public struct ParleyConfiguration: Sendable {
     public var tlsCertificate = ""
     public var tlsKey = ""
     public var dataDirectory = "./data"
-    /// Empty: SQLite in the data folder.
+    /// Empty: SQLite in the data folder. Else PostgreSQL: `postgres://user:password@host:port/database?sslmode=…&pool=…`.
     public var databaseURL = ""
     public var publicBaseURL = ""
     public var jwtSecret = ""

@@ -56,12 +56,12 @@ public enum ParleyServer {
             clock: clock)
         let dataDirectory = config.dataDirectory
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        guard config.databaseURL.isEmpty else {
-            throw ParleyError(.internalFailure, code: "unsupported_database", "database.url is not supported yet: leave it empty for SQLite")
-        }
         // One registry per server: every layer records through it, `/metrics` writes it out.
         let metrics = MetricsRegistry()
-        let database = try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
+        // SQLite in the data folder unless database.url names a PostgreSQL that every node shares.
+        let database = config.databaseURL.isEmpty
+            ? try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
+            : try await Database.openPostgreSQL(url: PostgreSQLURL(config.databaseURL), logger: logger)
         let migrator = Migrator(database: database, logger: logger)
         let migrations = AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all
             + QuoteMigrations.all + CallMigrations.all + PushMigrations.all

@@ -137,9 +137,10 @@ extension SQLChatStore {
     }
 
     public func insertAttachment(_ a: AttachmentRecord, withinQuota quota: Int) async throws -> Bool {
+        // The casts type the nullable columns for PostgreSQL, which cannot tell a NULL's type from a SELECT list.
         try await database.write { sql in
             try sql.execute("""
-                INSERT INTO attachments (\(Self.attachmentColumns)) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+                INSERT INTO attachments (\(Self.attachmentColumns)) SELECT ?, ?, ?, ?, ?, ?, CAST(? AS INTEGER), CAST(? AS INTEGER), CAST(? AS INTEGER), ?
                 WHERE (SELECT COALESCE(SUM(size), 0) FROM attachments WHERE uploader_id = ?) + ? <= ?
                 """, a.id.rawValue, a.uploaderID.rawValue, a.hash, a.kind, a.contentType, a.size, a.durationMs, a.width,
                 a.height, a.createdAt.storageMillis, a.uploaderID.rawValue, a.size, quota) == 1

@@ -27,8 +27,11 @@ public enum QuoteMigrations {
                 CREATE TABLE "quote_contacts" ("owner_id" TEXT NOT NULL REFERENCES "users" ("id") ON DELETE CASCADE, "phone_number" TEXT NOT NULL, "name" TEXT NOT NULL, PRIMARY KEY ("owner_id", "phone_number")) WITHOUT ROWID
                 """#)
             // Search as you type on an index: FTS5 trigrams over the text (any part of a word,
-            // case-folded), kept by triggers. PostgreSQL would use a pg_trgm GIN index on "text".
-            guard sql.kind == .sqlite else { return }
+            // case-folded), kept by triggers. PostgreSQL has a pg_trgm GIN index on "text" instead.
+            guard sql.kind == .sqlite else {
+                try sql.createTrigramIndex("quotes_text_trgm", on: "quotes", column: "text")
+                return
+            }
             try sql.execute(script: """
                 CREATE VIRTUAL TABLE quotes_search USING fts5(text, content='quotes', content_rowid='seq', tokenize='trigram');
                 CREATE TRIGGER quotes_search_insert AFTER INSERT ON quotes BEGIN

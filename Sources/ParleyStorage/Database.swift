@@ -12,9 +12,10 @@ import ParleyCore
 /// queue while one commits share the next COMMIT, each in a savepoint of its own, and every caller
 /// is answered only after the commit that holds its work (WAL, synchronous=NORMAL: what is
 /// acknowledged survives the process being killed); read-only connections beside it for `read`.
-/// PostgreSQL (`Kind.postgresql`, not yet built) fits behind the same two calls: each closure on a
-/// thread of a pool that owns one connection each, statements as blocking round trips, `?`
-/// placeholders numbered when prepared (see `SQLQuerying` for the SQL both dialects share).
+/// PostgreSQL (`openPostgreSQL`, `database.url`) behind the same two calls: each closure on a
+/// thread of a pool that owns one connection each, statements as blocking round trips, the SQL
+/// translated once per connection by `PostgreSQLDialect` (`?` numbered, DDL types; see
+/// `SQLQuerying` for the SQL both dialects share).
 public final class Database: Sendable {
     public enum Kind: String, Sendable { case sqlite, postgresql }
 
@@ -34,6 +35,11 @@ public final class Database: Sendable {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         return Database(kind: .sqlite, engine: try SQLiteEngine(path: path, readers: readers, logger: logger))
+    }
+
+    /// Connects to PostgreSQL at `url` with `url.pool` connections, each on a thread of its own.
+    public static func openPostgreSQL(url: PostgreSQLURL, logger: Logger) async throws -> Database {
+        Database(kind: .postgresql, engine: try await PostgreSQLEngine.open(url: url, logger: logger))
     }
 
     /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.

@@ -13,6 +13,9 @@ public struct Migration: Sendable {
 
 /// Applies the migrations not yet recorded in `parley_migrations`, in order, each in its own
 /// transaction together with its record, so a crash never leaves a half-applied step behind.
+/// On PostgreSQL several nodes may start at once: each step's transaction first takes a
+/// transaction-scoped advisory lock (`pg_advisory_xact_lock`) and looks again, so whichever node
+/// gets there first applies it and the others wait, then find it recorded and go on.
 public struct Migrator: Sendable {
     public let database: Database
     public let logger: Logger
@@ -30,19 +33,33 @@ public struct Migrator: Sendable {
         return migrations.map(\.id).filter { !applied.contains($0) }
     }
 
+    /// The advisory lock's key on PostgreSQL: one for every Parley sharing a database.
+    public static let lockKey: Int64 = 0x7061_726c_6579   // "parley"
+
     public func run(_ migrations: [Migration], now: Int64) async throws {
         try await database.write { sql in
+            try Self.lock(sql)
             try sql.execute(#"CREATE TABLE IF NOT EXISTS "parley_migrations" ("id" TEXT PRIMARY KEY, "applied_at" INTEGER NOT NULL)"#)
         }
         let applied = try await database.read { sql in
             Set(try sql.query("SELECT id FROM parley_migrations").map { try $0.decode(column: "id", as: String.self) })
         }
         for migration in migrations where !applied.contains(migration.id) {
-            try await database.write { sql in
+            let didApply = try await database.write { sql in
+                try Self.lock(sql)
+                // Another node may have applied it while this one waited for the lock.
+                if try sql.first("SELECT id FROM parley_migrations WHERE id = ?", migration.id) != nil { return false }
                 try migration.run(sql)
                 try sql.execute("INSERT INTO parley_migrations (id, applied_at) VALUES (?, ?)", migration.id, now)
+                return true
             }
-            logger.info("applied migration", metadata: ["migration": "\(migration.id)"])
+            if didApply { logger.info("applied migration", metadata: ["migration": "\(migration.id)"]) }
         }
+    }
+
+    /// Serialises migrations across nodes on PostgreSQL (SQLite's single writer already does).
+    static func lock(_ sql: Transaction) throws {
+        guard sql.kind == .postgresql else { return }
+        _ = try sql.query("SELECT pg_advisory_xact_lock(?)", lockKey)
     }
 }

@@ -17,8 +17,9 @@ public protocol SQLDecodable {
     init(sqlValue: SQLValue) throws
 }
 
-extension SQLValue: SQLBindable {
+extension SQLValue: SQLBindable, SQLDecodable {
     public var sqlValue: SQLValue { self }
+    public init(sqlValue: SQLValue) throws { self = sqlValue }
 }
 
 extension String: SQLBindable, SQLDecodable {

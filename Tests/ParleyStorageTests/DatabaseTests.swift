@@ -1,24 +1,48 @@
 import Foundation
 import Logging
 import ParleyStorage
+import ParleyTestSupport
 import Synchronization
 import Testing
 
-/// The writer thread, group commit and the read connections, against a real SQLite file.
+/// Transactions, their rollback and after-commit actions, and values, on both engines: SQLite's
+/// writer thread with group commit and its read connections against a real file, and a pool of
+/// PostgreSQL connections against a database of its own on the test server.
 @Suite struct DatabaseTests {
     struct Refused: Error, Equatable { let n: Int }
 
-    static func open() async throws -> (Database, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-db-\(UUID().uuidString)").path
-        let database = try await Database.openSQLite(path: directory + "/test.sqlite", logger: Logger(label: "test"))
+    /// A database with an `items` table, and what removes it.
+    static func open(_ engine: TestEngine) async throws -> (Database, @Sendable () async -> Void) {
+        let database: Database
+        let cleanup: @Sendable () async -> Void
+        switch engine {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-db-\(UUID().uuidString)").path
+            database = try await Database.openSQLite(path: directory + "/test.sqlite", logger: Logger(label: "test"))
+            cleanup = { try? FileManager.default.removeItem(atPath: directory) }
+        case .postgresql:
+            let url = try await TestPostgreSQL.freshDatabase(pool: 4)
+            database = try await Database.openPostgreSQL(url: PostgreSQLURL(url), logger: Logger(label: "test"))
+            cleanup = { await TestPostgreSQL.drop(url) }
+        }
         try await database.write { try $0.execute("CREATE TABLE items (n INTEGER PRIMARY KEY, label TEXT)") }
-        return (database, directory)
+        return (database, cleanup)
     }
 
-    @Test func concurrentTransactionsAllCommitAndOneThatThrowsIsUndoneAlone() async throws {
-        let (database, directory) = try await Self.open()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        // 600 writers at once: they queue while a commit runs and share the next ones.
+    /// A statement's own failure: SQLite's or PostgreSQL's error, a constraint violation.
+    static func isConstraintViolation(_ error: (any Error)?) -> Bool {
+        switch error {
+        case let error as SQLiteError: error.isConstraintViolation
+        case let error as PostgreSQLError: error.isConstraintViolation
+        default: false
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func concurrentTransactionsAllCommitAndOneThatThrowsIsUndoneAlone(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
+        // 600 writers at once: on SQLite they queue while a commit runs and share the next ones;
+        // on PostgreSQL they run four at a time, one per connection.
         let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
             for n in 0..<600 {
                 group.addTask {
@@ -46,11 +70,12 @@ import Testing
         let refused: Int = (0..<600).filter { $0 % 7 == 0 }.count
         #expect(kept.count == 600 - refused)
         try await database.close()
+        await cleanup()
     }
 
-    @Test func afterCommitRunsOnlyWhenTheTransactionCommits() async throws {
-        let (database, directory) = try await Self.open()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    @Test(arguments: TestEngine.allCases)
+    func afterCommitRunsOnlyWhenTheTransactionCommits(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
         let ran = Mutex<[String]>([])
         try await database.write { sql in
             try sql.execute("INSERT INTO items (n, label) VALUES (1, 'one')")
@@ -63,36 +88,70 @@ import Testing
             }
         }
         // A constraint failure rolls back its own transaction only.
-        await #expect(throws: SQLiteError.self) {
+        let failure = await #expect(throws: (any Error).self) {
             try await database.write { try $0.execute("INSERT INTO items (n, label) VALUES (1, 'again')") }
         }
+        #expect(Self.isConstraintViolation(failure))
         #expect(ran.withLock { $0 } == ["committed"])
         #expect(try await database.read { try $0.scalar("SELECT label FROM items WHERE n = 1", as: String.self) } == "one")
         try await database.close()
+        await cleanup()
     }
 
-    @Test func valuesRoundTripAndNullsReadAsNil() async throws {
-        let (database, directory) = try await Self.open()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    @Test(arguments: TestEngine.allCases)
+    func valuesRoundTripAndNullsReadAsNil(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
         try await database.write { sql in
             try sql.execute("CREATE TABLE kinds (i INTEGER, r REAL, t TEXT, b BLOB, z TEXT)")
-            try sql.execute("INSERT INTO kinds VALUES (?, ?, ?, ?, ?)", Int64.max, 2.5, "ünï ✓", SQLValue.blob([0, 1, 255]), String?.none)
+            try sql.execute("INSERT INTO kinds VALUES (?, ?, ?, ?, ?)", Int64.max, 2.5, "ünï ✓ '?'", SQLValue.blob([0, 1, 255]), String?.none)
         }
-        let row = try #require(try await database.read { try $0.first("SELECT i, r, t, b, z FROM kinds") })
+        let row = try #require(try await database.read { try $0.first("SELECT i, r, t, b, z FROM kinds WHERE t LIKE '%?%'") })
         #expect(try row.decode(column: "i", as: Int64.self) == Int64.max)
         #expect(try row.decode(column: "r", as: Double.self) == 2.5)
-        #expect(try row.decode(column: "t", as: String.self) == "ünï ✓")
+        #expect(try row.decode(column: "t", as: String.self) == "ünï ✓ '?'")
+        #expect(try row.decode(column: "b", as: SQLValue.self) == .blob([0, 1, 255]))
         #expect(try row.decode(column: "z", as: String?.self) == nil)
         #expect(throws: StorageError.self) { try row.decode(column: "z", as: String.self) }
         #expect(throws: StorageError.self) { try row.decode(column: "missing", as: String.self) }
+        // Sums and counts read as integers on both (PostgreSQL's SUM of BIGINT is NUMERIC).
+        let sums = try #require(try await database.read { try $0.first("SELECT COUNT(*) AS c, SUM(i / 2) AS s, SUM(r) AS f FROM kinds") })
+        #expect(try sums.decode(column: "c", as: Int.self) == 1)
+        #expect(try sums.decode(column: "s", as: Int64.self) == Int64.max / 2)
+        #expect(try sums.decode(column: "f", as: Double.self) == 2.5)
         try await database.close()
+        await cleanup()
     }
 
-    @Test func aClosedDatabaseRefusesWork() async throws {
-        let (database, directory) = try await Self.open()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    @Test(arguments: TestEngine.allCases)
+    func aClosedDatabaseRefusesWork(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
         try await database.close()
         await #expect(throws: StorageError.self) { try await database.write { try $0.execute("DELETE FROM items") } }
         await #expect(throws: StorageError.self) { try await database.read { try $0.query("SELECT n FROM items") } }
+        await cleanup()
+    }
+
+    /// What the event log and the dialogs rely on: a counter moved by an upsert (or
+    /// `UPDATE … RETURNING`) hands out every number once, however many transactions run at once.
+    @Test(arguments: TestEngine.allCases)
+    func aCounterMovedInTheStatementNeverRepeatsANumber(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
+        try await database.write { try $0.execute("CREATE TABLE heads (name TEXT PRIMARY KEY, last INTEGER NOT NULL)") }
+        let numbers = try await withThrowingTaskGroup(of: Int64.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    try await database.write { sql in
+                        try sql.scalar("""
+                            INSERT INTO heads (name, last) VALUES (?, 1)
+                            ON CONFLICT (name) DO UPDATE SET last = heads.last + 1 RETURNING last
+                            """, "ann", as: Int64.self) ?? 0
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int64]()) { $0.append($1) }
+        }
+        #expect(numbers.sorted() == Array(1...200))
+        try await database.close()
+        await cleanup()
     }
 }

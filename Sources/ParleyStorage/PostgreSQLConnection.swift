@@ -1,0 +1,126 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// One PostgreSQL connection driven by one storage thread: each statement a blocking round trip
+/// (the thread waits on PostgresNIO's future, never an event loop's thread), its SQL translated by
+/// `PostgreSQLDialect` once and cached. Reconnects before the next transaction if it was lost.
+final class PostgreSQLConnection: @unchecked Sendable {   // handed to its thread once, used only there
+    private let configuration: PostgreSQLURL
+    private let eventLoop: any EventLoop
+    private let logger: Logger
+    private let id: Int
+    private var connection: PostgresConnection?
+    private var translations: [String: String] = [:]
+    private let cacheLimit = 512
+    private(set) var changes = 0
+
+    init(configuration: PostgreSQLURL, id: Int, eventLoop: any EventLoop, logger: Logger) throws {
+        self.configuration = configuration
+        self.eventLoop = eventLoop
+        self.logger = logger
+        self.id = id
+        try connectIfNeeded()
+    }
+
+    /// Opens the connection if it is not open (the first time, or after the server dropped it).
+    func connectIfNeeded() throws {
+        if let connection, !connection.isClosed { return }
+        connection = try PostgresConnection.connect(
+            on: eventLoop, configuration: configuration.connection, id: id, logger: logger
+        ).wait()
+    }
+
+    func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row] {
+        guard let connection else { throw StorageError.closed }
+        let translated = translation(of: sql)
+        var bindings = PostgresBindings(capacity: binds.count)
+        for value in binds {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let number): bindings.append(number)
+            case .real(let number): bindings.append(number)
+            case .text(let text): bindings.append(text)
+            case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        let result: PostgresQueryResult
+        do {
+            result = try connection.query(PostgresQuery(unsafeSQL: translated, binds: bindings), logger: logger).wait()
+        } catch let error as PSQLError {
+            throw PostgreSQLError(error, sql: translated)
+        }
+        changes = result.metadata.rows ?? 0
+        guard let first = result.rows.first else { return [] }
+        let columns = ColumnNames(first.map(\.columnName))
+        return try result.rows.map { row in Row(columns: columns, values: try row.map(Self.value(of:))) }
+    }
+
+    /// Runs each statement of `script` (split at its semicolons) without parameters.
+    func execute(script: String) throws {
+        guard let connection else { throw StorageError.closed }
+        for statement in PostgreSQLDialect.statements(ofScript: script) {
+            do {
+                _ = try connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).wait()
+            } catch let error as PSQLError {
+                throw PostgreSQLError(error, sql: statement)
+            }
+        }
+    }
+
+    func close() {
+        try? connection?.close().wait()
+        connection = nil
+    }
+
+    private func translation(of sql: String) -> String {
+        if let translated = translations[sql] { return translated }
+        let translated = PostgreSQLDialect.translate(sql)
+        if translations.count >= cacheLimit { translations = [:] }
+        translations[sql] = translated
+        return translated
+    }
+
+    /// A result cell as one of the values both engines share: integers (and booleans, as 0 or 1)
+    /// as `.integer`, NUMERIC (what `SUM` of integers gives) as an integer when it is whole.
+    static func value(of cell: PostgresCell) throws -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+        case .float4, .float8: return .real(try cell.decode(Double.self))
+        case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .bytea: return .blob(Array((try cell.decode(ByteBuffer.self)).readableBytesView))
+        case .numeric:
+            let text = "\(try cell.decode(Decimal.self))"
+            if let whole = Int64(text) { return .integer(whole) }
+            return .real(Double(text) ?? .nan)
+        case .void: return .null
+        default: return .text(try cell.decode(String.self))
+        }
+    }
+}
+
+/// An error PostgreSQL answered with (or the connection's own failure), with its SQLSTATE.
+public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
+    /// The five-character SQLSTATE ("23505" for a unique violation), empty when the server said nothing.
+    public let sqlState: String
+    public let message: String
+    public let sql: String?
+
+    init(_ error: PSQLError, sql: String?) {
+        sqlState = error.serverInfo?[.sqlState] ?? ""
+        message = error.serverInfo?[.message] ?? "\(error.code)"
+        self.sql = sql
+    }
+
+    /// Class 23: a UNIQUE, NOT NULL, FOREIGN KEY or CHECK constraint failed.
+    public var isConstraintViolation: Bool { sqlState.hasPrefix("23") }
+    /// 40001 / 40P01: the transaction lost a serialization race or a deadlock; it may be retried.
+    public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    public var description: String { "PostgreSQL error \(sqlState): \(message)" + (sql.map { " in \($0)" } ?? "") }
+}
+
+extension PostgreSQLConnection: StatementRunner {}

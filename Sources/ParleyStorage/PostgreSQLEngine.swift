@@ -1,0 +1,135 @@
+import Foundation
+import Logging
+import NIOPosix
+
+/// The engine behind `Database` on PostgreSQL: a pool of threads, each owning one connection,
+/// taking whole transactions from one queue. A write is `BEGIN`, the closure's statements (each a
+/// blocking round trip), `COMMIT`; it is retried (closure and all, up to three times) when the
+/// server picks it as a deadlock victim. A read is a `REPEATABLE READ, READ ONLY` transaction, so
+/// every statement of the closure sees one snapshot, as on SQLite. Writes run side by side at
+/// READ COMMITTED: the stores move counters with `UPDATE … RETURNING` and upserts, which take
+/// the row's lock, so two nodes (or two threads) never hand out the same number.
+final class PostgreSQLEngine: StorageEngine {
+    enum Job {
+        case write(WriteJob)
+        case read(ReadJob)
+    }
+
+    private let jobs = WorkQueue<Job>()
+    private let exits: ThreadExits
+    static let attempts = 3
+
+    /// Connects `url.pool` connections (failing if any cannot), then starts their threads.
+    static func open(url: PostgreSQLURL, logger: Logger) async throws -> PostgreSQLEngine {
+        let connections = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[PostgreSQLConnection], any Error>) in
+            let thread = Thread {
+                var opened: [PostgreSQLConnection] = []
+                do {
+                    for number in 0..<max(url.pool, 1) {
+                        opened.append(try PostgreSQLConnection(
+                            configuration: url, id: number, eventLoop: MultiThreadedEventLoopGroup.singleton.next(), logger: logger))
+                    }
+                    continuation.resume(returning: opened)
+                } catch {
+                    opened.forEach { $0.close() }
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.name = "parley-db-connect"
+            thread.start()
+        }
+        return PostgreSQLEngine(connections: connections, logger: logger)
+    }
+
+    private init(connections: [PostgreSQLConnection], logger: Logger) {
+        exits = ThreadExits(count: connections.count)
+        let jobs = jobs, exits = exits
+        for (number, connection) in connections.enumerated() {
+            let thread = Thread {
+                while let taken = jobs.takeAll(limit: 1) {
+                    for job in taken { Self.run(job, on: connection, logger: logger) }
+                }
+                connection.close()
+                exits.exited()
+            }
+            thread.name = "parley-db-\(number)"
+            thread.start()
+        }
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void]) {
+        let box = ResultBox<T>()
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            let job = WriteJob(
+                run: { transaction in
+                    box.value = try body(transaction)
+                    box.actions = transaction.afterCommitActions
+                },
+                finish: { continuation.resume(with: $0) })
+            if !jobs.submit(.write(job)) { continuation.resume(throwing: StorageError.closed) }
+        }
+        return (box.value!, box.actions)
+    }
+
+    func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
+            let job = ReadJob { snapshot in continuation.resume(with: Result { try body(snapshot) }) }
+            if !jobs.submit(.read(job)) { continuation.resume(throwing: StorageError.closed) }
+        }
+    }
+
+    func close() async {
+        jobs.stop()
+        let exits = exits
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread {
+                exits.waitForAll()
+                continuation.resume()
+            }.start()
+        }
+    }
+
+    // MARK: A pool thread
+
+    private static func run(_ job: Job, on connection: PostgreSQLConnection, logger: Logger) {
+        switch job {
+        case .write(let write):
+            write.finish(Result { try runWrite(write, on: connection) })
+        case .read(let read):
+            let snapshot = Snapshot(kind: .postgresql, runner: connection)
+            do {
+                try connection.connectIfNeeded()
+                _ = try connection.run("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", [])
+            } catch {
+                // The closure still runs, so its caller is answered: its statements fail alike.
+                logger.error("database read could not begin", metadata: ["error": "\(error)"])
+            }
+            read.run(snapshot)
+            snapshot.close()
+            _ = try? connection.run("COMMIT", [])
+        }
+    }
+
+    private static func runWrite(_ job: WriteJob, on connection: PostgreSQLConnection) throws {
+        var attempt = 1
+        while true {
+            try connection.connectIfNeeded()
+            _ = try connection.run("BEGIN", [])
+            let transaction = Transaction(kind: .postgresql, runner: connection)
+            do {
+                try job.run(transaction)
+                transaction.close()
+                _ = try connection.run("COMMIT", [])
+                return
+            } catch {
+                transaction.close()
+                _ = try? connection.run("ROLLBACK", [])
+                if let failure = error as? PostgreSQLError, failure.isRetryable, attempt < attempts {
+                    attempt += 1
+                    continue
+                }
+                throw error
+            }
+        }
+    }
+}
