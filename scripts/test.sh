@@ -11,6 +11,9 @@ trap 'scripts/postgres-test-cluster.sh stop "$PARLEY_TEST_POSTGRES_DIR"' EXIT
 .venv/bin/python scripts/check-openapi.py   # docs/openapi.yaml is valid and lists exactly the routes served
 swift build --build-tests
 swift test --skip-build "$@"
+# The server suites that keep what they do in the database, again on PostgreSQL (ParleyStorageTests
+# already runs each test on both engines): skipped when only some tests were asked for.
+if [ $# -eq 0 ]; then PARLEY_TEST_DATABASE=postgresql swift test --skip-build --filter "$(scripts/postgres-suites.sh)"; fi
 # libFuzzer over every wire parser (STUN, RTP, RTCP, SDP, DTLS records, multipart, realtime
 # frames, media probes), a few seconds each from the seeds (skipped when only some tests were
 # asked for; scripts/fuzz.sh TARGET SECONDS runs one longer by hand).

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import ParleyApp
+import ParleyTestSupport
 import Testing
 
 /// `/admin/status`, `/metrics` and `POST /admin/users` against the real server (API.md, "Operations").
@@ -97,7 +98,7 @@ import Testing
             #expect((number(process["cpuSeconds"]) ?? 0) > 0)
             #expect((number(process["residentBytes"]) ?? 0) > 1_048_576)
             let database = try #require(during["database"] as? [String: any Sendable])
-            #expect(database["kind"] as? String == "sqlite")
+            #expect(database["kind"] as? String == TestEngine.forServerSuites.rawValue)
             #expect(database["ok"] as? Bool == true)
 
             phone.close()
@@ -146,7 +147,7 @@ import Testing
             #expect(metrics.value("parley_relay_bytes_total", ["direction": "out"]) == 0)
             #expect((metrics.value("process_cpu_seconds_total") ?? 0) > 0)
             #expect((metrics.value("process_resident_memory_bytes") ?? 0) > 1_048_576)
-            #expect(metrics.value("parley_database_up", ["kind": "sqlite"]) == 1)
+            #expect(metrics.value("parley_database_up", ["kind": TestEngine.forServerSuites.rawValue]) == 1)
         }
     }
 

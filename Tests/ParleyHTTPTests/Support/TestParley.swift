@@ -5,8 +5,11 @@ import Logging
 import NIOCore
 import ParleyApp
 import ParleyCore
+import ParleyTestSupport
+import Testing
 
-/// A real Parley (SQLite, files, outbox mail) in a temporary folder, on a clock the test moves.
+/// A real Parley (SQLite, or PostgreSQL with PARLEY_TEST_DATABASE=postgresql; files, outbox mail)
+/// in a temporary folder, on a clock the test moves.
 struct TestParley: @unchecked Sendable {  // the router is only read before a test starts
     let directory: String
     let clock: ManualWallClock
@@ -28,6 +31,18 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         config.mediaPort = 0
         // Suites sign many people up from one address; the limits' own tests set them.
         config.registrationsPerAddressPerHour = 10_000
+        if TestEngine.forServerSuites == .postgresql {
+            // A database of its own on the test PostgreSQL, named in the folder so that a restart
+            // in the same folder finds the same data.
+            let named = directory + "/postgresql-url"
+            if let url = try? String(contentsOfFile: named, encoding: .utf8) {
+                config.databaseURL = url
+            } else {
+                config.databaseURL = try await TestPostgreSQL.freshDatabase()
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                try config.databaseURL.write(toFile: named, atomically: true, encoding: .utf8)
+            }
+        }
         configure(&config)
         let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))   // 2026-11-22T12:00:00Z
         var logger = Logger(label: "parley-test")
@@ -66,9 +81,11 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         do {
             let result = try await app.test(setup, body)
             try? await parts.database.close()
+            if !config.databaseURL.isEmpty { await TestPostgreSQL.drop(config.databaseURL) }
             return result
         } catch {
             try? await parts.database.close()   // an unclosed SQLite connection traps when released
+            if !config.databaseURL.isEmpty { await TestPostgreSQL.drop(config.databaseURL) }
             throw error
         }
     }

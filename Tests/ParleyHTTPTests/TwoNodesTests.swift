@@ -1,0 +1,64 @@
+import Foundation
+import HummingbirdTesting
+import ParleyTestSupport
+import Testing
+
+/// Two Parley servers on one PostgreSQL, each with its own folder, mail outbox and relay, as two
+/// nodes behind a load balancer would be: what one stores, the other reads — accounts and
+/// sign-in, friend requests, dialogs and messages, blocks, and each user's numbered event log,
+/// which `sync` replays alike on either node. (Live delivery from one node's commit to the other
+/// node's sockets is the next step of issue 15; here each side reads through REST and `sync`.)
+@Suite struct TwoNodesTests {
+    @Test func annOnOneNodeAndBoOnTheOtherBefriendChatAndBlock() async throws {
+        let url = try await TestPostgreSQL.freshDatabase()
+        let secret = String(repeating: "5eed", count: 16)   // the token key every node shares
+        let one = try await TestParley.start { $0.databaseURL = url; $0.jwtSecret = secret }
+        let two = try await TestParley.start { $0.databaseURL = url; $0.jwtSecret = secret }
+        try await one.test(.live) { node1 in
+            try await two.test(.live) { node2 in
+                let ann = try await node1.signUp("Ann", "ann@example.com", outbox: one.outbox)
+                let bo = try await node2.signUp("Bo", "bo@example.com", outbox: two.outbox)
+                // A token from one node is good on the other.
+                #expect(try await node2.call(.get, "/v1/me", token: ann.accessToken).user["id"] as? String == ann.id)
+
+                // Ann asks on node 1; Bo sees it and accepts on node 2; Ann sees a friend on node 1.
+                let asked = try await node1.call(.post, "/v1/friends/requests", json: ["userId": bo.id], token: ann.accessToken)
+                #expect(asked.status.code < 300, "\(asked.text)")
+                let incoming = try await node2.call(.get, "/v1/friends/requests", token: bo.accessToken)["requests"] as? [JSON] ?? []
+                let request = try #require(incoming.first?["id"] as? String, "Bo's incoming requests on node 2: \(incoming)")
+                #expect(try await node2.call(.post, "/v1/friends/requests/\(request)/accept", token: bo.accessToken).status == .ok)
+                let friends = try await node1.call(.get, "/v1/friends", token: ann.accessToken)["friends"] as? [JSON] ?? []
+                #expect(friends.count == 1, "\(friends)")
+
+                // Chat both ways: one dialog, one numbering of its messages.
+                let dialog = try await node1.privateDialog(ann, with: bo)
+                #expect(try await node2.privateDialog(bo, with: ann) == dialog)
+                #expect(try await node1.sendText(ann, dialog, "hi from node 1").status == .created)
+                #expect(try await node2.sendText(bo, dialog, "hi from node 2").status == .created)
+                let onTwo = try await node2.history(bo, dialog).compactMap { $0["text"] as? String }
+                let onOne = try await node1.history(ann, dialog).compactMap { $0["text"] as? String }
+                #expect(Set(onTwo) == ["hi from node 1", "hi from node 2"])
+                #expect(onOne == onTwo)
+
+                // Bo's events, numbered once in the shared log: `sync` on either node replays the same sequence.
+                var replays: [[String]] = []
+                for port in [node1.port!, node2.port!] {
+                    let (socket, _) = try await RealtimeClient.connect(port: port, token: bo.accessToken)
+                    let reply = try await socket.command("sync", ["since": 0])
+                    #expect(reply.ok == true, "\(reply)")
+                    let frames = await socket.inbox { $0.seq != nil }
+                    replays.append(frames.map { "\($0.seq!) \($0.type ?? "")" })
+                    socket.close()
+                }
+                #expect(replays[0] == replays[1])
+                #expect(replays[0].contains { $0.hasSuffix("message.new") }, "\(replays[0])")
+
+                // Ann blocks Bo on node 1: node 2 refuses Bo's next message.
+                #expect(try await node1.call(.put, "/v1/blocks/\(bo.id)", token: ann.accessToken).status.code < 300)
+                let refused = try await node2.sendText(bo, dialog, "still there?")
+                #expect(refused.errorCode == "blocked", "\(refused.text)")
+            }
+        }
+        await TestPostgreSQL.drop(url)
+    }
+}
