@@ -98,7 +98,19 @@ public enum ParleyServer {
             store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
             mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger)
 
-        let events = EventLog(database: database, hub: EventHub(), clock: clock, retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
+        // On PostgreSQL every node delivers every node's events to its own sockets (LISTEN/NOTIFY).
+        let hub = EventHub()
+        let sharedFanout = database.kind == .postgresql ? SharedEventFanout(hub: hub, database: database, logger: logger) : nil
+        let events = EventLog(database: database, hub: hub, fanout: sharedFanout, clock: clock, retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
+        if let sharedFanout {
+            Task { [events] in
+                do {
+                    try await sharedFanout.run { user, since, limit in try await events.events(of: user, since: since, limit: limit).events }
+                } catch {
+                    logger.error("cross-node event delivery stopped", metadata: ["error": "\(error)"])
+                }
+            }
+        }
         events.timeMessageDelivery(factory: metrics)
         // A device whose session ends (logout, password reset) loses its realtime connections at once.
         accounts.onSessionsEnded { [hub = events.hub] ended in

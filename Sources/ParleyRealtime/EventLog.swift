@@ -10,6 +10,8 @@ import Synchronization
 public final class EventLog: EventPublisher, Sendable {
     let database: Database
     public let hub: EventHub
+    /// Hands committed events to live connections: this node's, or every node's.
+    public let fanout: any EventFanout
     let clock: any WallClock
     let logger: Logger
     /// How long events are kept for `sync`.
@@ -17,9 +19,10 @@ public final class EventLog: EventPublisher, Sendable {
     /// Told of every stored event once it has been handed to the live connections (push).
     private let observers = Mutex<[@Sendable ([StoredEvent]) -> Void]>([])
 
-    public init(database: Database, hub: EventHub, clock: any WallClock, retention: TimeInterval, logger: Logger) {
+    public init(database: Database, hub: EventHub, fanout: (any EventFanout)? = nil, clock: any WallClock, retention: TimeInterval, logger: Logger) {
         self.database = database
         self.hub = hub
+        self.fanout = fanout ?? LocalEventFanout(hub: hub)
         self.clock = clock
         self.retention = retention
         self.logger = logger
@@ -28,7 +31,7 @@ public final class EventLog: EventPublisher, Sendable {
     public func publish(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID?) async {
         do {
             let stored = try await append(event, to: users, exceptSession: exceptSession)
-            for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: exceptSession) }
+            fanout.committed(stored)
             notify(stored)
         } catch {
             logger.error("event not stored", metadata: ["type": "\(event.type)", "error": "\(error)"])
@@ -151,7 +154,7 @@ extension EventLog: TransactionalEvents {
     public func store(_ event: RealtimeEvent, to users: [UserID], in transaction: Transaction) throws {
         let stored = try append(event, to: users, exceptSession: nil, in: transaction)
         transaction.afterCommit { [self] in
-            for event in stored { hub.deliver(event.frame, to: event.userID, exceptSession: event.exceptSession) }
+            fanout.committed(stored)
             notify(stored)
         }
     }

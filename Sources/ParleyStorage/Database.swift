@@ -21,10 +21,13 @@ public final class Database: Sendable {
 
     public let kind: Kind
     private let engine: any StorageEngine
+    /// Wake-ups between nodes (PostgreSQL only).
+    private let signals: PostgreSQLSignals?
 
-    private init(kind: Kind, engine: any StorageEngine) {
+    private init(kind: Kind, engine: any StorageEngine, signals: PostgreSQLSignals? = nil) {
         self.kind = kind
         self.engine = engine
+        self.signals = signals
     }
 
     /// Opens (creating if needed) an SQLite database file with WAL journaling and foreign keys on,
@@ -39,7 +42,20 @@ public final class Database: Sendable {
 
     /// Connects to PostgreSQL at `url` with `url.pool` connections, each on a thread of its own.
     public static func openPostgreSQL(url: PostgreSQLURL, logger: Logger) async throws -> Database {
-        Database(kind: .postgresql, engine: try await PostgreSQLEngine.open(url: url, logger: logger))
+        Database(kind: .postgresql, engine: try await PostgreSQLEngine.open(url: url, logger: logger),
+                 signals: PostgreSQLSignals(url: url, logger: logger))
+    }
+
+    /// Sends `payload` to every node listening on `channel` (PostgreSQL's `pg_notify`, on a
+    /// connection of its own: call it after the commit, never inside a transaction). Nothing on SQLite.
+    public func notify(_ channel: String, payload: String) async throws {
+        try await signals?.notify(channel, payload: payload)
+    }
+
+    /// Calls `handler` with every payload sent on `channel` from now on (PostgreSQL's `LISTEN`).
+    /// Nothing on SQLite, where one process is the only node.
+    public func listen(_ channel: String, _ handler: @escaping @Sendable (String) -> Void) async throws {
+        try await signals?.listen(channel, handler)
     }
 
     /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.
@@ -63,6 +79,7 @@ public final class Database: Sendable {
 
     /// Finishes the work already queued, then closes every connection.
     public func close() async throws {
+        await signals?.close()
         await engine.close()
     }
 }

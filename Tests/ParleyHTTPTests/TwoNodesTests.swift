@@ -62,3 +62,45 @@ import Testing
         await TestPostgreSQL.drop(url)
     }
 }
+
+extension TwoNodesTests {
+    /// Live delivery across nodes: Ann's socket is on node 1 and Bo's on node 2; they write in
+    /// turn, each through the other's node or their own, and both sockets get all six messages,
+    /// once each, in the order their numbers say.
+    @Test func eventsCommittedOnOneNodeReachSocketsOnTheOtherInOrder() async throws {
+        let url = try await TestPostgreSQL.freshDatabase()
+        let secret = String(repeating: "5eed", count: 16)
+        let one = try await TestParley.start { $0.databaseURL = url; $0.jwtSecret = secret }
+        let two = try await TestParley.start { $0.databaseURL = url; $0.jwtSecret = secret }
+        try await one.test(.live) { node1 in
+            try await two.test(.live) { node2 in
+                let ann = try await node1.signUp("Ann", "ann@example.com", outbox: one.outbox)
+                let bo = try await node2.signUp("Bo", "bo@example.com", outbox: two.outbox)
+                let (annSocket, _) = try await RealtimeClient.connect(port: node1.port!, token: ann.accessToken)
+                defer { annSocket.close() }
+                let (boSocket, _) = try await RealtimeClient.connect(port: node2.port!, token: bo.accessToken)
+                defer { boSocket.close() }
+
+                // A friend request asked on node 1 rings on node 2 at once.
+                _ = try await node1.call(.post, "/v1/friends/requests", json: ["userId": bo.id], token: ann.accessToken)
+                _ = try await boSocket.next { $0.type == "friend.request" }
+                _ = try await node2.call(.post, "/v1/friends/requests", json: ["userId": ann.id], token: bo.accessToken)
+                let dialog = try await node1.privateDialog(ann, with: bo)
+
+                let sent = (1...6).map { "m\($0)" }
+                for (n, text) in sent.enumerated() {
+                    let (node, user) = n % 2 == 0 ? (node2, bo) : (node1, ann)
+                    #expect(try await node.sendText(user, dialog, text).status == .created)
+                }
+                for socket in [annSocket, boSocket] {
+                    let got = try await socket.events("message.new", count: 6)
+                    #expect(got.compactMap { $0.message?["text"] as? String } == sent)
+                    let seqs = got.compactMap(\.seq)
+                    #expect(seqs == seqs.sorted() && Set(seqs).count == 6, "\(seqs)")
+                    #expect(await socket.receives { $0.type == "message.new" } == false, "no message twice")
+                }
+            }
+        }
+        await TestPostgreSQL.drop(url)
+    }
+}

@@ -1,0 +1,19 @@
+import ParleyCore
+
+/// Hands events, once their transaction has committed, to the live connections that should get
+/// them. `LocalEventFanout`: this process's (one node). `SharedEventFanout`: every node's, through
+/// the database the nodes share (PostgreSQL).
+public protocol EventFanout: Sendable {
+    func committed(_ events: [StoredEvent])
+}
+
+/// One node: straight to this process's connections, in the caller's task.
+public struct LocalEventFanout: EventFanout {
+    public let hub: EventHub
+
+    public init(hub: EventHub) { self.hub = hub }
+
+    public func committed(_ events: [StoredEvent]) {
+        for event in events { hub.deliver(event.frame, to: event.userID, exceptSession: event.exceptSession) }
+    }
+}

@@ -1,0 +1,70 @@
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Wake-ups between nodes sharing one PostgreSQL: `pg_notify` sent on a connection of its own,
+/// never inside a data transaction (a transaction that notifies takes a cluster-wide lock at
+/// commit, see BUILDING.md), and `LISTEN` on another. Only wake-ups travel here: what they
+/// announce is in the tables, which listeners read.
+actor PostgreSQLSignals {
+    private let url: PostgreSQLURL
+    private let logger: Logger
+    private var sender: PostgresConnection?
+    private var listener: PostgresConnection?
+    private var closed = false
+
+    init(url: PostgreSQLURL, logger: Logger) {
+        self.url = url
+        self.logger = logger
+    }
+
+    /// Nothing once closed: a wake-up after shutdown has nobody to wake.
+    func notify(_ channel: String, payload: String) async throws {
+        guard !closed else { return }
+        if sender == nil || sender?.isClosed == true {
+            let connection = try await connect(id: 1_000_001)
+            // Another notify may have connected while this one waited (the actor is re-entered at
+            // every await): keep one, close the other (an unclosed connection must not be dropped).
+            if let sender, !sender.isClosed {
+                try? await connection.close()
+            } else {
+                sender = connection
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: {
+            var binds = PostgresBindings(capacity: 2)
+            binds.append(channel)
+            binds.append(payload)
+            return binds
+        }())
+        try await sender!.query(query, logger: logger)
+    }
+
+    func listen(_ channel: String, _ handler: @escaping @Sendable (String) -> Void) async throws {
+        guard !closed else { throw StorageError.closed }
+        if listener == nil || listener?.isClosed == true {
+            listener = try await connect(id: 1_000_002)
+        }
+        let connection = listener!
+        connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
+        try await connection.query(PostgresQuery(unsafeSQL: #"LISTEN "\#(channel)""#), logger: logger)
+    }
+
+    /// A new connection; closed again at once if `close` ran while it was being made.
+    private func connect(id: Int) async throws -> PostgresConnection {
+        let connection = try await PostgresConnection.connect(configuration: url.connection, id: id, logger: logger)
+        if closed {
+            try? await connection.close()
+            throw StorageError.closed
+        }
+        return connection
+    }
+
+    func close() async {
+        closed = true
+        try? await sender?.close()
+        try? await listener?.close()
+        sender = nil
+        listener = nil
+    }
+}
