@@ -9,5 +9,6 @@ suites=(
   ChatTests ChatDeliveryTests UploadTests StoriesTests QuotesTests
   TransactionalEventsTests RealtimeGatewayTests SlowConsumerTests CallSignallingTests
   AdminTests LimitsTests BoundaryTests WireDatesTests
+  GroupAdminTests MessageRequestTests PresenceTests EmailChangeTests
 )
 printf 'ParleyHTTPTests.%s\n' "${suites[@]}" | paste -sd'|' -
