@@ -50,6 +50,9 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
     case tcpSendBufferFull
     /// For a TCP address whose connection has closed.
     case tcpNoConnection
+    /// A NACK naming a packet the relay already sent again ``RetransmissionHistory/maxResends``
+    /// times: not sent once more (a client cannot turn one small RTCP packet into many resends).
+    case resendLimit
 
     public var description: String {
         switch self {
@@ -76,6 +79,7 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
         case .tcpFraming: "tcp_framing"
         case .tcpSendBufferFull: "tcp_send_buffer_full"
         case .tcpNoConnection: "tcp_no_connection"
+        case .resendLimit: "resend_limit"
         }
     }
 }

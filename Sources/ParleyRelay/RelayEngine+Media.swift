@@ -68,9 +68,10 @@ extension RelayEngine {
         switch outcome {
         case .forward(let kind):
             if kind == .video, target.canReceiveMedia {
-                let history = target.history ?? RetransmissionHistory(capacity: Self.historyCapacity, slotSize: Self.historySlotSize)
-                target.history = history
-                history.store(UnsafeRawBufferPointer(packet), sequence: header.sequenceNumber)
+                if target.history == nil {
+                    target.history = RetransmissionHistory(capacity: Self.historyCapacity, slotSize: Self.historySlotSize)
+                }
+                target.history?.store(UnsafeRawBufferPointer(packet), sequence: header.sequenceNumber)
             }
             forward(slot, length: length, to: target, isRTCP: false)
             if !leg.forwardedMedia {

@@ -12,6 +12,7 @@ extension RelayEngine {
         for case .genericNACK(let nack) in packets where nack.mediaSSRC == video.localSSRC {
             for sequence in nack.lostSequenceNumbers {
                 guard let packet = history.packet(sequence) else { continue }
+                guard history.admitResend(sequence) else { drop(.resendLimit); continue }
                 resend(packet, to: leg)
             }
         }

@@ -13,6 +13,11 @@ final class RetransmissionHistory {
     private let storage: UnsafeMutableRawBufferPointer
     private var sequences: [UInt16]
     private var lengths: [Int]
+    /// Times each kept packet went out again; a slot takes a new packet with a count of zero.
+    private var resends: [UInt8]
+    /// How often one kept packet is sent again: enough for a resend that is itself lost, and a
+    /// bound on what NACKs can ask of the relay (at most this many times the video it sent).
+    static let maxResends: UInt8 = 2
 
     init(capacity: Int = 256, slotSize: Int) {
         self.capacity = capacity
@@ -20,6 +25,7 @@ final class RetransmissionHistory {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity * slotSize, alignment: 16)
         sequences = Array(repeating: 0, count: capacity)
         lengths = Array(repeating: 0, count: capacity)
+        resends = Array(repeating: 0, count: capacity)
     }
 
     deinit { storage.deallocate() }
@@ -32,6 +38,7 @@ final class RetransmissionHistory {
             .copyMemory(from: packet)
         sequences[slot] = sequence
         lengths[slot] = packet.count
+        resends[slot] = 0
     }
 
     /// The packet kept for `sequence`, if it is still there.
@@ -39,5 +46,13 @@ final class RetransmissionHistory {
         let slot = Int(sequence) % capacity
         guard lengths[slot] > 0, sequences[slot] == sequence else { return nil }
         return UnsafeRawBufferPointer(rebasing: storage[(slot * slotSize)..<(slot * slotSize + lengths[slot])])
+    }
+
+    /// Counts one more resend of the kept `sequence`; false once it went out ``maxResends`` times.
+    func admitResend(_ sequence: UInt16) -> Bool {
+        let slot = Int(sequence) % capacity
+        guard resends[slot] < Self.maxResends else { return false }
+        resends[slot] += 1
+        return true
     }
 }

@@ -70,6 +70,16 @@ struct RelayNACKTests {
         #expect(history.packet(3) == nil && history.packet(65_535) == nil)
     }
 
+    @Test("a kept packet goes out again at most maxResends times, counted anew when its slot is reused")
+    func resendsOfOnePacketAreBounded() {
+        let history = RetransmissionHistory(capacity: 4, slotSize: 8)
+        [UInt8](repeating: 1, count: 3).withUnsafeBytes { history.store($0, sequence: 1) }
+        let admitted = (0..<10).filter { _ in history.admitResend(1) }.count
+        #expect(admitted == Int(RetransmissionHistory.maxResends))
+        [UInt8](repeating: 5, count: 3).withUnsafeBytes { history.store($0, sequence: 5) }   // slot 1 again
+        #expect(history.admitResend(5))
+    }
+
     @Test func findsANACKInACompoundByItsHeaders() {
         let receiverReport: [UInt8] = [0x80, 201, 0, 1, 0, 0, 0, 1]
         let nack = RTCPBuilder.genericNACK(senderSSRC: 1, mediaSSRC: 2, lostSequenceNumbers: [5])
