@@ -10,10 +10,18 @@ eval "$(scripts/postgres-test-cluster.sh start)"
 trap 'scripts/postgres-test-cluster.sh stop "$PARLEY_TEST_POSTGRES_DIR"' EXIT
 .venv/bin/python scripts/check-openapi.py   # docs/openapi.yaml is valid and lists exactly the routes served
 swift build --build-tests
-swift test --skip-build "$@"
+# A crash prints the crashed thread only, symbolicated (all threads of a test process took minutes);
+# a failed run ends with a digest of what failed (CI shows only the tail of the log).
+export SWIFT_BACKTRACE="${SWIFT_BACKTRACE:-enable=yes,threads=crashed,registers=none,images=none}"
+run_tests() {
+    local log; log=$(mktemp /tmp/parley-test.XXXXXX.log)
+    if swift test --skip-build "$@" 2>&1 | tee "$log"; then rm -f "$log"; return 0; fi
+    python3 scripts/test-digest.py "$log"; echo "whole output: $log"; return 1
+}
+run_tests "$@"
 # The server suites that keep what they do in the database, again on PostgreSQL (ParleyStorageTests
 # already runs each test on both engines): skipped when only some tests were asked for.
-if [ $# -eq 0 ]; then PARLEY_TEST_DATABASE=postgresql swift test --skip-build --filter "$(scripts/postgres-suites.sh)"; fi
+if [ $# -eq 0 ]; then PARLEY_TEST_DATABASE=postgresql run_tests --filter "$(scripts/postgres-suites.sh)"; fi
 # libFuzzer over every wire parser (STUN, RTP, RTCP, SDP, DTLS records, multipart, realtime
 # frames, media probes), a few seconds each from the seeds (skipped when only some tests were
 # asked for; scripts/fuzz.sh TARGET SECONDS runs one longer by hand).

@@ -114,6 +114,31 @@ def call(ann, bo, media):
         person.page.wait_for_selector("[data-testid=call-screen][data-state=active]", timeout=20000)
 
 
+PAGE_STATE = """async () => {
+  const state = { hash: location.hash, connection: document.getElementById("connection")?.textContent,
+                  badges: {}, marks: {} };
+  for (const el of document.querySelectorAll(".badge")) state.badges[el.id] = { hidden: el.hidden, text: el.textContent };
+  for (const key of Object.keys(localStorage)) if (key.startsWith("parley.") && key.includes("Seen")) state.marks[key] = localStorage.getItem(key);
+  try {
+    const { get } = await import("/web/js/api.js");
+    state.calls = (await get("/v1/calls")).calls.slice(0, 3).map((c) => ({ outcome: c.outcome, startedAt: c.startedAt, direction: c.direction }));
+  } catch (e) { state.calls = String(e); }
+  return state;
+}"""
+
+
+def page_state(person):
+    """What a page showed when a step failed: where it was, its badges and marks, the calls the
+    server lists, and what its console said."""
+    try:
+        state = person.page.evaluate(PAGE_STATE)
+    except Exception as exc:
+        state = {"unreadable": repr(exc)[:300]}
+    state["who"] = person.name
+    state["problems"] = person.problems[-10:]
+    return state
+
+
 def run(args):
     result = {"type": "result", "screenshots": []}
     base = urlsplit(args.base)
@@ -123,9 +148,11 @@ def run(args):
         flags.append(f"--host-resolver-rules=MAP {public.hostname} {base.hostname}:{base.port}")
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=args.chromium, headless=True, args=flags)
+        people = []
         try:
             ann = Person(browser, args.base, "Ann Lee", "ann@example.com", args.screenshots)
             bo = Person(browser, args.base, "Bo Park", "bo@example.com", args.screenshots)
+            people += [ann, bo]
 
             step("sign up, verify, sign in, befriend")
             for person in (ann, bo):
@@ -303,6 +330,9 @@ def run(args):
             time.sleep(1.5)
             result["badgeStaysCleared"] = bo.page.get_by_test_id("missed-badge").is_hidden()
             result["problems"] = ann.problems + bo.problems
+        except Exception as exc:
+            exc.page_states = [page_state(person) for person in people]
+            raise
         finally:
             browser.close()
     return result
@@ -322,7 +352,8 @@ def main():
         return 0
     except Exception as exc:  # reported as a line so the test shows why
         import web_client_peer
-        emit({"type": "error", "step": web_client_peer.STEP, "error": repr(exc)[:2000]})
+        emit({"type": "error", "step": web_client_peer.STEP, "error": repr(exc)[:2000],
+              "pages": getattr(exc, "page_states", [])})
         return 1
 
 

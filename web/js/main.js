@@ -58,17 +58,29 @@ export function go(hash) {
   if (location.hash === hash) route(); else location.hash = hash;
 }
 
+// Refreshes can overlap (events arrive while reads are out); only the newest one's answers are
+// shown, so an older read that comes back last cannot put back a badge from before an event.
+let badgeRound = 0;
+
 async function refreshBadges() {
   if (!session.currentUser()) return;
+  const round = ++badgeRound;
   try {
     const [dialogs, incoming, calls] = await Promise.all([get("/v1/dialogs"), get("/v1/friends/requests?direction=incoming"), get("/v1/calls")]);
+    if (round !== badgeRound) return;
     badge("unread-total", dialogs.dialogs.reduce((n, d) => n + (d.unreadCount || 0), 0));
     badge("requests-total", incoming.requests.length);
     // Missed calls since this device last showed the call history (the Calls screen moves the mark).
     const seen = session.mark("callsSeen") || "";
     badge("missed-total", location.hash.startsWith("#/calls") ? 0
       : calls.calls.filter((c) => c.outcome === "missed" && c.startedAt > seen).length);
-  } catch {}
+  } catch {
+    if (round !== badgeRound) return;
+    // A read that failed (offline, a token being renewed) is tried again shortly: a badge that
+    // missed its refresh would otherwise stay wrong until the next event.
+    clearTimeout(refreshBadges.timer);
+    refreshBadges.timer = setTimeout(refreshBadges, 2000);
+  }
 }
 
 function badge(id, count) {

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""What a failed `swift test` run comes to, in a few lines for the end of the log.
+
+Reads the run's output (a file, or standard input) and prints: the tests that failed and the
+issues they recorded; for a crash, the crash line and the crashed thread's frames, and the
+tests that had started but not ended (one of them is where it happened). CI shows only the
+tail of a run, and a crash's backtrace is long; this is what the tail should say.
+"""
+import re
+import sys
+
+STARTED = re.compile(r"^\S+ Test (.+?) started\.$")
+ENDED = re.compile(r"^\S+ Test (.+?) (?:passed|failed|skipped)\b")
+ISSUE = re.compile(r"^\S+ Test .+? recorded an issue")
+FAILED = re.compile(r"^\S+ Test .+? failed after")
+XCT_FAILURE = re.compile(r": error: -\[.+\] : ")
+
+
+def digest(lines):
+    running, failures, crash = {}, [], []
+    in_crash = False
+    for number, raw in enumerate(lines):
+        line = raw.rstrip("\n")
+        started = STARTED.match(line)
+        if started:
+            running[started.group(1)] = number
+            continue
+        ended = ENDED.match(line)
+        if ended:
+            running.pop(ended.group(1), None)
+        if ISSUE.match(line) or FAILED.match(line) or XCT_FAILURE.search(line):
+            failures.append(line[:400])
+        if "Program crashed" in line or line.startswith("Fatal error") or "Fatal error:" in line:
+            in_crash = True
+        if in_crash and len(crash) < 60:
+            if line.startswith("Registers") or line.startswith("Images"):
+                in_crash = False
+            else:
+                crash.append(line[:300])
+    out = []
+    if failures:
+        out.append("failed:")
+        out.extend("  " + f for f in failures[:40])
+    if crash:
+        out.append("crash:")
+        out.extend("  " + c for c in crash)
+        if running:
+            out.append("running when it crashed:")
+            out.extend("  " + name for name in sorted(running, key=running.get)[-30:])
+    return out
+
+
+def main():
+    source = open(sys.argv[1], errors="replace") if len(sys.argv) > 1 else sys.stdin
+    out = digest(source)
+    print("==== digest of the failed run ====")
+    print("\n".join(out) if out else "(no failed test or crash found in the output)")
+
+
+if __name__ == "__main__":
+    main()
