@@ -25,7 +25,8 @@ extension RelayStats {
     init(_ counters: RelayCounters) {
         self.init(
             legs: counters.legs, packetsIn: counters.packetsIn, packetsOut: counters.packetsOut, bytesIn: counters.bytesIn,
-            bytesOut: counters.bytesOut, decryptFailures: counters.decryptFailures, droppedByReason: counters.droppedByName,
+            bytesOut: counters.bytesOut, decryptFailures: counters.decryptFailures,
+            retransmitted: counters.retransmitted, keyFrameRequests: counters.keyFrameRequests, droppedByReason: counters.droppedByName,
             tcp: RelayStats.TCP(
                 connections: counters.tcp.connections, pending: counters.tcp.pending, accepted: counters.tcp.accepted,
                 packetsIn: counters.tcp.packetsIn, packetsOut: counters.tcp.packetsOut, bytesIn: counters.tcp.bytesIn,

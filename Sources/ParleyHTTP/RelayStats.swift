@@ -11,6 +11,10 @@ public struct RelayStats: Sendable, Equatable, Encodable {
     public var bytesOut: UInt64
     /// SRTP/SRTCP that failed authentication or replay checks.
     public var decryptFailures: UInt64
+    /// Video packets the relay sent again itself, answering receivers' NACKs.
+    public var retransmitted: UInt64
+    /// Key frame requests (PLI) the relay sent to senders on behalf of new receivers.
+    public var keyFrameRequests: UInt64
     /// Dropped datagrams by the relay's stable reason name (`srtp_auth_fail`, `no_target`, …).
     public var droppedByReason: [String: UInt64]
     /// ICE over TCP: its share of the packets and bytes above, and its connections.
@@ -47,7 +51,8 @@ public struct RelayStats: Sendable, Equatable, Encodable {
 
     public init(
         legs: Int = 0, packetsIn: UInt64 = 0, packetsOut: UInt64 = 0, bytesIn: UInt64 = 0, bytesOut: UInt64 = 0,
-        decryptFailures: UInt64 = 0, droppedByReason: [String: UInt64] = [:], tcp: TCP = TCP()
+        decryptFailures: UInt64 = 0, retransmitted: UInt64 = 0, keyFrameRequests: UInt64 = 0,
+        droppedByReason: [String: UInt64] = [:], tcp: TCP = TCP()
     ) {
         self.legs = legs
         self.packetsIn = packetsIn
@@ -55,6 +60,8 @@ public struct RelayStats: Sendable, Equatable, Encodable {
         self.bytesIn = bytesIn
         self.bytesOut = bytesOut
         self.decryptFailures = decryptFailures
+        self.retransmitted = retransmitted
+        self.keyFrameRequests = keyFrameRequests
         self.droppedByReason = droppedByReason
         self.tcp = tcp
     }
@@ -65,7 +72,7 @@ public struct RelayStats: Sendable, Equatable, Encodable {
     public var dropped: UInt64 { droppedByReason.values.reduce(0, &+) }
 
     enum CodingKeys: String, CodingKey {
-        case legs, packetsIn, packetsOut, bytesIn, bytesOut, decryptFailures, dropped, droppedByReason, tcp
+        case legs, packetsIn, packetsOut, bytesIn, bytesOut, decryptFailures, retransmitted, keyFrameRequests, dropped, droppedByReason, tcp
     }
 
     /// API.md's fields, with `dropped` as the total and the breakdown beside it.
@@ -77,6 +84,8 @@ public struct RelayStats: Sendable, Equatable, Encodable {
         try container.encode(bytesIn, forKey: .bytesIn)
         try container.encode(bytesOut, forKey: .bytesOut)
         try container.encode(decryptFailures, forKey: .decryptFailures)
+        try container.encode(retransmitted, forKey: .retransmitted)
+        try container.encode(keyFrameRequests, forKey: .keyFrameRequests)
         try container.encode(dropped, forKey: .dropped)
         try container.encode(droppedByReason, forKey: .droppedByReason)
         try container.encode(tcp, forKey: .tcp)

@@ -12,6 +12,9 @@ public struct RelayCounters: Sendable, Hashable {
     public var decryptFailures: UInt64 = 0
     /// Video packets the relay sent again itself, answering a receiver's NACK (RFC 4585 §6.2.1).
     public var retransmitted: UInt64 = 0
+    /// Key frame requests (PLI) the relay sent a sender for a receiver that started listening, again
+    /// until the receiver had one (``KeyFrameWait``).
+    public var keyFrameRequests: UInt64 = 0
     /// ICE restarts answered (``MediaRelay/restartICE(_:offer:)``).
     public var iceRestarts: UInt64 = 0
     /// Times a leg's media moved to another address (NAT rebinding, network switch; ``MediaPath``).

@@ -72,6 +72,7 @@ extension RelayEngine {
                     target.history = RetransmissionHistory(capacity: Self.historyCapacity, slotSize: Self.historySlotSize)
                 }
                 target.history?.store(UnsafeRawBufferPointer(packet), sequence: header.sequenceNumber)
+                if target.keyFrameWait != nil { noteKeyFrame(UnsafeRawBufferPointer(packet), header: header, to: target) }
             }
             forward(slot, length: length, to: target, isRTCP: false)
             if !leg.forwardedMedia {

@@ -87,8 +87,9 @@ final class RelayEngine: @unchecked Sendable {
         first.target = second
         second.target = first
         rebuildPlans(first)
-        requestKeyFrame(from: first)
-        requestKeyFrame(from: second)
+        let now = NIODeadline.now()
+        requestKeyFrame(for: second, now: now)
+        requestKeyFrame(for: first, now: now)
         flushIfNeeded()
         logger.info("legs paired", metadata: ["leg": "\(a)", "partner": "\(b)"])
     }
@@ -157,7 +158,8 @@ final class RelayEngine: @unchecked Sendable {
 
     // MARK: Timers
 
-    /// DTLS retransmissions (RFC 6347 §4.2.4) and consent freshness (RFC 7675 §5.1).
+    /// DTLS retransmissions (RFC 6347 §4.2.4), consent freshness (RFC 7675 §5.1) and key frame
+    /// requests still unanswered.
     func tick(now: NIODeadline) {
         for leg in legs.values {
             switch leg.state {
@@ -181,6 +183,7 @@ final class RelayEngine: @unchecked Sendable {
                 events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .dead))
             }
         }
+        repeatKeyFrameRequests(now: now)
         flushIfNeeded()
     }
 

@@ -71,6 +71,9 @@ final class RelayLeg: @unchecked Sendable {
     var retransmitted: UInt64 = 0
     /// The video lately sent to this leg, for its NACKs; made with the first video packet.
     var history: RetransmissionHistory?
+    /// Set while this leg waits for a video key frame the relay asked its partner for; cleared
+    /// when one is forwarded to it (see ``RelayEngine/requestKeyFrame(for:now:)``).
+    var keyFrameWait: KeyFrameWait?
     var iceRestarts: UInt64 = 0
     var lastActivity: NIODeadline?
     /// When the first DTLS flight came or went: the start of the handshake's time.
