@@ -17,6 +17,14 @@ public struct DialogRecord: Sendable, Equatable {
 }
 
 /// One member's standing in a dialog.
+/// A dialog as a message into it needs it (``ChatStore/sendContext(dialog:)``).
+public struct SendContext: Sendable, Equatable {
+    public var dialog: DialogRecord
+    public var members: [Membership]
+    /// A private dialog's message request, if one was ever made.
+    public var request: MessageRequestRecord?
+}
+
 public struct Membership: Sendable, Equatable {
     public var dialogID: DialogID
     public var userID: UserID

@@ -38,11 +38,12 @@ extension ChatService {
 
     private func commit(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
         try messageLimit.admit(user.rawValue, now: clock.now())
-        // The members once, for the membership check, a private dialog's reach and the views.
-        let members = try await store.members(of: id)
-        guard members.contains(where: { $0.userID == user }), let dialog = try await store.dialog(id: id) else {
+        // The dialog, its members and request in one read, for the membership check, a private
+        // dialog's reach and the views; the sender's standing in one more; then the write.
+        guard let context = try await store.sendContext(dialog: id), context.members.contains(where: { $0.userID == user }) else {
             throw ChatErrors.dialogNotFound
         }
+        let (dialog, members) = (context.dialog, context.members)
         let clientID = outgoing.clientMessageID.trimmingCharacters(in: .whitespaces)
         guard !clientID.isEmpty, clientID.count <= ChatRules.maxClientMessageIDLength else { throw ChatErrors.clientMessageIDRequired }
         var text = outgoing.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
@@ -77,12 +78,16 @@ extension ChatService {
             }
             guard attachment.kind == outgoing.kind.rawValue else { throw ChatErrors.attachmentKindMismatch }
         }
+        let other = dialog.type == .private ? members.first(where: { $0.userID != user })?.userID : nil
+        let standing = try await friends.standing(of: user, toward: other)
         var gate = PrivateGate.open
-        if dialog.type == .private { gate = try await privateGate(user, id, members: members) }
+        if let other, let reach = standing.reach {
+            gate = try await privateGate(user, id, to: other, reach: reach, request: context.request)
+        }
         let record = MessageRecord(
             id: .generate(), dialogID: id, seq: 0, senderID: user, clientMessageID: clientID, kind: outgoing.kind,
             text: text, attachmentID: attachmentID, call: nil, location: location, forwardedFrom: forwardedFrom, createdAt: clock.now())
-        return try await deliver(record, members: members, gate: gate)
+        return try await deliver(record, members: members, gate: gate, blockers: standing.blockers)
     }
 
     /// A message `user` can read: in a dialog they are in, not cleared from their view, and not
@@ -123,12 +128,14 @@ extension ChatService {
     ///
     /// A message request's receiver is not sent its messages while it waits: the first one reaches
     /// them as the `message.request` that opens it (`gate`).
-    func deliver(_ record: MessageRecord, members known: [Membership]? = nil, gate: PrivateGate = .open) async throws -> MessageView {
+    func deliver(_ record: MessageRecord, members known: [Membership]? = nil, gate: PrivateGate = .open,
+                 blockers knownBlockers: Set<UserID>? = nil) async throws -> MessageView {
         let members: [Membership]
         if let known { members = known } else { members = try await store.members(of: record.dialogID) }
         let attachments = try await attachmentsByID(for: [record])
         // Whoever blocked the sender does not get their messages (in a group they share).
-        let blockers = try await friends.blockers(of: record.senderID)
+        let blockers: Set<UserID>
+        if let knownBlockers { blockers = knownBlockers } else { blockers = try await friends.blockers(of: record.senderID) }
         var recipients = members.map(\.userID).filter { !blockers.contains($0) }
         var opening: OpenedRequest?
         switch gate {

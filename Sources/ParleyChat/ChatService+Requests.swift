@@ -19,19 +19,19 @@ extension ChatService {
     /// Blocked either way: closed. Friends, or an accepted request: open. Otherwise the sender's
     /// waiting request, or a new one when the receiver takes messages from everyone (within the
     /// sender's hourly allowance).
-    func privateGate(_ user: UserID, _ dialog: DialogID, members: [Membership]) async throws -> PrivateGate {
-        guard let other = members.first(where: { $0.userID != user })?.userID else { return .open }
-        switch try await friends.reach(from: user, to: other) {
+    func privateGate(_ user: UserID, _ dialog: DialogID, to other: UserID, reach: Reach,
+                     request: MessageRequestRecord?) async throws -> PrivateGate {
+        switch reach {
         case .blocked: throw FriendErrors.blocked
         case .friends:
             // Two who became friends while a request waited: it is a normal chat now.
-            if let request = try await store.messageRequest(dialog: dialog), request.status == .pending {
+            if let request, request.status == .pending {
                 _ = try await store.acceptRequest(dialog: dialog)
             }
             return .open
         case .notFriends: break
         }
-        if let request = try await store.messageRequest(dialog: dialog) {
+        if let request {
             if request.status == .accepted { return .open }
             if request.from == user { return .waiting(receiver: other) }
             throw ChatErrors.messageRequestPending

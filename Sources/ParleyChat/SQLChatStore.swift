@@ -47,6 +47,19 @@ public struct SQLChatStore: ChatStore {
         }
     }
 
+    public func sendContext(dialog id: DialogID) async throws -> SendContext? {
+        try await database.read { sql in
+            guard let dialog = try sql.first("SELECT \(Self.dialogColumns) FROM dialogs WHERE id = ?", id.rawValue).map(Self.decodeDialog)
+            else { return nil }
+            let members = try sql.query("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at",
+                                        id.rawValue).map(Self.decodeMember)
+            let request = dialog.type == .private
+                ? try sql.first("SELECT \(Self.requestColumns) FROM message_requests WHERE dialog_id = ?", id.rawValue).map(Self.decodeRequest)
+                : nil
+            return SendContext(dialog: dialog, members: members, request: request)
+        }
+    }
+
     public func privateDialog(pairKey: String) async throws -> DialogRecord? {
         try await database.read { sql in
             try sql.first("SELECT \(Self.dialogColumns) FROM dialogs WHERE pair_key = ?", pairKey).map(Self.decodeDialog)

@@ -39,6 +39,18 @@ public struct Block: Sendable, Equatable {
 }
 
 /// The answer to "may A reach B?" — the one question chat, calls, stories and attachments ask.
+/// A sender's standing for one message: who does not get it (they blocked the sender), and
+/// the reach to the other member of a private dialog (nil for a group).
+public struct SenderStanding: Sendable, Equatable {
+    public var blockers: Set<UserID>
+    public var reach: Reach?
+
+    public init(blockers: Set<UserID>, reach: Reach?) {
+        self.blockers = blockers
+        self.reach = reach
+    }
+}
+
 public enum Reach: Sendable, Equatable {
     /// Friends, and neither has blocked the other: messages, calls and stories flow.
     case friends

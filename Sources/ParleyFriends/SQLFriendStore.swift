@@ -160,6 +160,21 @@ public struct SQLFriendStore: FriendStore {
         }
     }
 
+    public func standing(of sender: UserID, toward other: UserID?) async throws -> SenderStanding {
+        let pair = other.map { Self.pair(sender, $0) }
+        return try await database.read { sql in
+            let blockers = Set(try sql.query("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)
+                .map { UserID(rawValue: try $0.decode(column: "blocker", as: String.self)) })
+            guard let other, let pair else { return SenderStanding(blockers: blockers, reach: nil) }
+            if other == sender { return SenderStanding(blockers: blockers, reach: .friends) }
+            let blocksOther = try sql.first("SELECT blocker FROM blocks WHERE blocker = ? AND blocked = ?",
+                                            sender.rawValue, other.rawValue) != nil
+            if blockers.contains(other) || blocksOther { return SenderStanding(blockers: blockers, reach: .blocked) }
+            let friends = try sql.first("SELECT 1 FROM friendships WHERE user_low = ? AND user_high = ?", pair.low, pair.high) != nil
+            return SenderStanding(blockers: blockers, reach: friends ? .friends : .notFriends)
+        }
+    }
+
     public func relationships(of viewer: UserID, to others: [UserID]) async throws -> [UserID: Relationship] {
         if others.isEmpty { return [:] }
         let values = others.map(\.rawValue.sqlValue), me = SQLValue.text(viewer.rawValue)

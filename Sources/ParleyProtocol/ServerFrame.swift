@@ -17,6 +17,30 @@ public enum ServerFrame: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// A stored event's frame from its payload as already encoded (`RealtimeEvent.payloadJSON()`,
+    /// a JSON object): `type` and `seq` go in front of the payload's fields, so an event sent to
+    /// many users is encoded once, not once per user. The same JSON as ``text`` gives, key order
+    /// aside. Nil when `payload` is not an object (the caller encodes the event instead).
+    public static func eventText(type: String, seq: Int64, payloadJSON payload: String) -> String? {
+        var fields = Substring(payload)
+        guard fields.first == "{", fields.last == "}",
+              type.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else { return nil }
+        fields = fields.dropFirst().dropLast()
+        let hasFields = fields.contains { !$0.isWhitespace }
+        var text = ""
+        text.reserveCapacity(payload.utf8.count + type.utf8.count + 32)
+        text += "{\"type\":\""
+        text += type
+        text += "\",\"seq\":"
+        text += String(seq)
+        if hasFields {
+            text += ","
+            text += fields
+        }
+        text += "}"
+        return text
+    }
+
     /// The `hello`: who this connection is, where its event sequence stands, and the TURN
     /// servers (as `GET /v1/calls/ice-servers` answers), so a device woken for a call can
     /// answer it without another request.

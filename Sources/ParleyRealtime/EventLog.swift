@@ -86,7 +86,8 @@ public final class EventLog: EventPublisher, Sendable {
             guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
             binds += [.text(user.rawValue), .integer(seq), .text(type), .text(payload), .integer(now.storageMillis),
                       exceptSession.map { .text($0.rawValue) } ?? .null]
-            stored.append(StoredEvent(userID: user, seq: seq, event: event, createdAt: now, exceptSession: exceptSession))
+            stored.append(StoredEvent(userID: user, seq: seq, event: event, createdAt: now, exceptSession: exceptSession,
+                                      payloadJSON: payload))
         }
         let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: recipients.count).joined(separator: ", ")
         _ = try sql.query("""
@@ -122,7 +123,8 @@ public final class EventLog: EventPublisher, Sendable {
             firstSeq = firstSeq ?? seq
             lastSeq = seq
             let type = try row.decode(column: "type", as: String.self)
-            guard let event = RealtimeEvent.decode(type: type, payload: try row.decode(column: "payload", as: String.self)) else {
+            let payload = try row.decode(column: "payload", as: String.self)
+            guard let event = RealtimeEvent.decode(type: type, payload: payload) else {
                 // Written by a newer version, or damaged: skipped, the sequence goes on.
                 logger.warning("stored event not readable; skipped", metadata: ["type": "\(type)", "seq": "\(seq)"])
                 continue
@@ -130,7 +132,8 @@ public final class EventLog: EventPublisher, Sendable {
             events.append(StoredEvent(
                 userID: user, seq: seq, event: event,
                 createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)),
-                exceptSession: try row.decode(column: "except_session", as: String?.self).map(SessionID.init(rawValue:))))
+                exceptSession: try row.decode(column: "except_session", as: String?.self).map(SessionID.init(rawValue:)),
+                payloadJSON: payload))
         }
         guard let firstSeq, firstSeq <= since + 1 else { throw RealtimeErrors.historyExpired }
         return (events, latest, lastSeq)

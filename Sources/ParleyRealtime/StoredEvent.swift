@@ -10,9 +10,15 @@ public struct StoredEvent: Sendable, Equatable {
     public let createdAt: Date
     /// The one device that must not get it, if any.
     public var exceptSession: SessionID? = nil
+    /// The payload as stored (`RealtimeEvent.payloadJSON()`), when at hand: the frame is then
+    /// put together around it instead of encoding the event again for every recipient.
+    public var payloadJSON: String? = nil
 
     public var type: String { event.type }
 
     /// The wire frame: the payload's fields beside `type` and `seq`.
-    public var frame: String { ServerFrame.event(event, seq: seq).text }
+    public var frame: String {
+        if let payloadJSON, let text = ServerFrame.eventText(type: event.type, seq: seq, payloadJSON: payloadJSON) { return text }
+        return ServerFrame.event(event, seq: seq).text
+    }
 }

@@ -57,6 +57,21 @@ import Testing
         #expect(try Self.object(ServerFrame.event(event, seq: nil).text)["seq"] == nil, "an event not stored has no seq")
     }
 
+    @Test(arguments: all)
+    func aFramePutTogetherAroundTheStoredPayloadIsTheEncodedFrame(_ event: RealtimeEvent) throws {
+        let spliced = try #require(ServerFrame.eventText(type: event.type, seq: 9_007_199_254, payloadJSON: event.payloadJSON()))
+        let encoded = ServerFrame.event(event, seq: 9_007_199_254).text
+        #expect(try Self.object(spliced) as NSDictionary == Self.object(encoded) as NSDictionary, "\(spliced)\n\(encoded)")
+    }
+
+    @Test func aStoredPayloadThatIsNoObjectIsNotSpliced() throws {
+        #expect(try Self.object(#require(ServerFrame.eventText(type: "typing", seq: 3, payloadJSON: "{}"))) as NSDictionary
+                == ["type": "typing", "seq": 3] as NSDictionary)
+        #expect(ServerFrame.eventText(type: "typing", seq: 3, payloadJSON: "[1]") == nil)
+        #expect(ServerFrame.eventText(type: "typing", seq: 3, payloadJSON: "") == nil)
+        #expect(ServerFrame.eventText(type: #"ty"pe"#, seq: 3, payloadJSON: "{}") == nil)
+    }
+
     @Test func aMessageFrameIsWhatClientsRead() throws {
         let frame = try Self.object(ServerFrame.event(.messageNew(MessageEvent(message: Self.message)), seq: 7).text)
         let message = try #require(frame["message"] as? [String: Any])
