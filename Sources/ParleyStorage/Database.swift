@@ -40,6 +40,13 @@ public final class Database: Sendable {
         return Database(kind: .sqlite, engine: try SQLiteEngine(path: path, readers: readers, logger: logger))
     }
 
+    /// Opens an existing SQLite database file for reading only (`write` fails with
+    /// `StorageError.closed`): what `parley migrate-data` copies from, never changed by it.
+    public static func openSQLiteReadOnly(path: String, logger: Logger) async throws -> Database {
+        guard FileManager.default.fileExists(atPath: path) else { throw StorageError.noDatabaseFile(path) }
+        return Database(kind: .sqlite, engine: try SQLiteEngine(path: path, readers: 1, readOnly: true, logger: logger))
+    }
+
     /// Connects to PostgreSQL at `url` with `url.pool` connections, each on a thread of its own.
     public static func openPostgreSQL(url: PostgreSQLURL, logger: Logger) async throws -> Database {
         Database(kind: .postgresql, engine: try await PostgreSQLEngine.open(url: url, logger: logger),

@@ -13,9 +13,11 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
         let columns: ColumnNames
     }
 
-    init(path: String) throws {
+    /// Opens (creating if needed) the file; `readOnly` opens an existing one that this connection
+    /// cannot change (SQLite refuses every write on it).
+    init(path: String, readOnly: Bool = false) throws {
         var handle: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

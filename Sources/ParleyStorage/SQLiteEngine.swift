@@ -34,27 +34,36 @@ final class SQLiteEngine: StorageEngine {
     /// Group commit: at most this many callers' transactions share one COMMIT.
     static let batchLimit = 256
 
-    /// Opens the writer (creating the file, WAL, foreign keys) and `readers` read-only connections.
-    init(path: String, readers: Int, logger: Logger) throws {
-        let writer = try SQLiteConnection(path: path)
+    /// Opens the writer (creating the file, WAL, foreign keys) and `readers` read-only connections;
+    /// `readOnly`: the readers alone, over a file that must exist (every `write` throws).
+    init(path: String, readers: Int, readOnly: Bool = false, logger: Logger) throws {
+        var writer: SQLiteConnection?
         var readerConnections: [SQLiteConnection] = []
         do {
-            try writer.execute(script: """
-                PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000;
-                """)
+            if !readOnly {
+                let connection = try SQLiteConnection(path: path)
+                writer = connection
+                try connection.execute(script: """
+                    PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000;
+                    """)
+            }
             for _ in 0..<max(readers, 1) {
-                let reader = try SQLiteConnection(path: path)
+                let reader = try SQLiteConnection(path: path, readOnly: readOnly)
                 readerConnections.append(reader)
                 try reader.execute(script: "PRAGMA busy_timeout=5000; PRAGMA query_only=1;")
             }
         } catch {
-            writer.close()
+            writer?.close()
             readerConnections.forEach { $0.close() }
             throw error
         }
-        exits = ThreadExits(count: 1 + readerConnections.count)
+        exits = ThreadExits(count: (writer == nil ? 0 : 1) + readerConnections.count)
         let writes = writes, reads = reads
-        Self.startThread("parley-db-writer", connection: writer, exits: exits) { Self.writeLoop($0, writes) }
+        if let writer {
+            Self.startThread("parley-db-writer", connection: writer, exits: exits) { Self.writeLoop($0, writes) }
+        } else {
+            writes.stop()   // nothing takes writes: `write` answers `StorageError.closed` at once
+        }
         for (number, reader) in readerConnections.enumerated() {
             Self.startThread("parley-db-reader-\(number)", connection: reader, exits: exits) { Self.readLoop($0, reads) }
         }

@@ -7,6 +7,8 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case closed
     /// The engine rolled the whole batch back (I/O error, disk full): this work was not kept.
     case batchRolledBack(String)
+    /// No SQLite file where one was to be read.
+    case noDatabaseFile(String)
 
     public var description: String {
         switch self {
@@ -16,6 +18,7 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         case .typeMismatch(let expected, let found): "expected \(expected), found \(found)"
         case .closed: "the database is closed"
         case .batchRolledBack(let reason): "the transaction was rolled back: \(reason)"
+        case .noDatabaseFile(let path): "no SQLite database at \(path)"
         }
     }
 }

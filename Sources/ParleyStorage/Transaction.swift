@@ -63,6 +63,14 @@ public final class Transaction: SQLQuerying {
         return runner.changes
     }
 
+    /// `execute` with the values as a list (statements built at run time: a batch of rows).
+    @discardableResult
+    public func execute(_ sql: String, binding binds: [SQLValue]) throws -> Int {
+        guard isOpen else { throw StorageError.closed }
+        _ = try runner.run(sql, binds)
+        return runner.changes
+    }
+
     /// Runs several statements without parameters or results (a schema, a fixture); not cached.
     public func execute(script: String) throws {
         guard isOpen else { throw StorageError.closed }
