@@ -47,6 +47,10 @@ public enum ParleyServer {
         public let operations: Operations
     }
 
+    /// Every module's schema steps, in the order a server applies them (and `migrate-data` too).
+    public static let migrations: [Migration] = AccountMigrations.all + FriendMigrations.all + EventMigrations.all
+        + ChatMigrations.all + StoryMigrations.all + QuoteMigrations.all + CallMigrations.all + PushMigrations.all
+
     public static func assemble(
         _ config: ParleyConfiguration, clock: any WallClock = SystemWallClock(), logger: Logger
     ) async throws -> Parts {
@@ -63,8 +67,7 @@ public enum ParleyServer {
             ? try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
             : try await Database.openPostgreSQL(url: PostgreSQLURL(config.databaseURL), logger: logger)
         let migrator = Migrator(database: database, logger: logger)
-        let migrations = AccountMigrations.all + FriendMigrations.all + EventMigrations.all + ChatMigrations.all + StoryMigrations.all
-            + QuoteMigrations.all + CallMigrations.all + PushMigrations.all
+        let migrations = Self.migrations
         try await migrator.run(migrations, now: clock.now().storageMillis)
 
         let mail = CountingMailTransport(try MailSetup.transport(config, logger: logger), factory: metrics)

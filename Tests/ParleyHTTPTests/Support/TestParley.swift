@@ -72,12 +72,15 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString)").path
     }
 
-    /// Runs `body` against the router in-process, then closes the database and removes the folder.
-    func test<T>(_ setup: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T) async throws -> T {
+    /// Runs `body` against the router in-process, then closes the database and removes the folder
+    /// (unless `keepingFolder`: a test that reads the stopped node's files afterwards removes it).
+    func test<T>(
+        _ setup: TestingSetup = .router, keepingFolder: Bool = false, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T
+    ) async throws -> T {
         var logger = Logger(label: "parley-test")
         logger.logLevel = .warning
         let app = ParleyServer.application(config, parts: parts, logger: logger)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        defer { if !keepingFolder { try? FileManager.default.removeItem(atPath: directory) } }
         do {
             let result = try await app.test(setup, body)
             try? await parts.database.close()
