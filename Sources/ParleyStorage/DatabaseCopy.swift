@@ -8,7 +8,7 @@ import Logging
 /// the same tables and columns. Each table is copied parents first (foreign keys), a page at a
 /// time — `batchRows` rows read by key from SQLite, written by one multi-row INSERT in one
 /// transaction — so no table is ever held in memory. Identity columns' sequences are then moved
-/// past the copied ids, and every table's row count is compared on both sides.
+/// past the copied ids, the tables analysed, and every table's row count compared on both sides.
 ///
 /// The tables and columns come from the SQLite file's own schema; SQLite's full-text tables and
 /// the migrations' bookkeeping are left behind (`CopyPlan.skipped`). A failure part-way leaves
@@ -47,6 +47,7 @@ public struct DatabaseCopy: Sendable {
             copied(table.name, rows)
         }
         let sequences = try await advanceSequences(columns)
+        try await analyze(plan)
         let counts = try await compareCounts(plan)
         return CopyReport(tables: counts, skipped: plan.skipped, sequences: sequences)
     }
@@ -82,6 +83,15 @@ public struct DatabaseCopy: Sendable {
             key = CopySQL.key(of: last, in: table)
         }
         return written
+    }
+
+    /// Gathers the planner's statistics on every filled table now, rather than whenever autovacuum
+    /// gets to them: the first queries on the new database are planned on the real row counts.
+    func analyze(_ plan: CopyPlan) async throws {
+        let tables = plan.tables.map(\.name)
+        try await target.write { sql in
+            for table in tables { try sql.execute("ANALYZE \(CopySQL.quoted(table))") }
+        }
     }
 
     static func describe(_ value: SQLValue) -> String {

@@ -28,9 +28,14 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
     /// Opens the connection if it is not open (the first time, or after the server dropped it).
     func connectIfNeeded() throws {
         if let connection, !connection.isClosed { return }
-        connection = try PostgresConnection.connect(
-            on: eventLoop, configuration: configuration.connection, id: id, logger: logger
-        ).wait()
+        do {
+            connection = try PostgresConnection.connect(
+                on: eventLoop, configuration: configuration.connection, id: id, logger: logger
+            ).wait()
+        } catch let error as PSQLError {
+            // PSQLError describes itself as nothing (it might carry secrets): say what went wrong.
+            throw PostgreSQLError(error, sql: nil, connectingTo: configuration)
+        }
     }
 
     func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row] {
@@ -109,9 +114,11 @@ public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public let sql: String?
 
-    init(_ error: PSQLError, sql: String?) {
+    init(_ error: PSQLError, sql: String?, connectingTo server: PostgreSQLURL? = nil) {
         sqlState = error.serverInfo?[.sqlState] ?? ""
-        message = error.serverInfo?[.message] ?? "\(error.code)"
+        var message = error.serverInfo?[.message] ?? "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+        if let server { message = "cannot connect to \(server.description): " + message }
+        self.message = message
         self.sql = sql
     }
 
@@ -120,7 +127,9 @@ public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
     /// 40001 / 40P01: the transaction lost a serialization race or a deadlock; it may be retried.
     public var isRetryable: Bool { sqlState == "40001" || sqlState == "40P01" }
 
-    public var description: String { "PostgreSQL error \(sqlState): \(message)" + (sql.map { " in \($0)" } ?? "") }
+    public var description: String {
+        "PostgreSQL error" + (sqlState.isEmpty ? "" : " \(sqlState)") + ": \(message)" + (sql.map { " in \($0)" } ?? "")
+    }
 }
 
 extension PostgreSQLConnection: StatementRunner {}

@@ -175,6 +175,12 @@ import Testing
         let nowhere = try await Self.parley(["migrate-data", "--config", "/nonexistent.yaml", "--data", old.directory])
         #expect(nowhere.status != 0)
         #expect(nowhere.errors.contains("--to"), "\(nowhere.errors)")
+        // No server there: said in words, not PostgresNIO's description of nothing.
+        let unreachable = try await Self.parley(["migrate-data", "--config", "/nonexistent.yaml", "--data", old.directory,
+                                                 "--to", "postgres://parley:secret@127.0.0.1:1/parley"])
+        #expect(unreachable.status != 0)
+        #expect(unreachable.errors.contains("cannot connect to postgres://parley@127.0.0.1:1/parley"), "\(unreachable.errors)")
+        #expect(!unreachable.errors.contains("secret") && !unreachable.output.contains("secret"), "the password is never printed")
         await TestPostgreSQL.drop(url)
     }
 
