@@ -43,6 +43,7 @@ struct MigrateDataCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "parley-migrate-data")
         print("Copying \(source) to \(Self.withoutPassword(target))")
+        let started = ContinuousClock.now
         let report = try await ParleyServer.migrateData(fromSQLite: source, toPostgreSQL: target, logger: logger) { table, rows in
             print("  \(table.padding(toLength: 24, withPad: " ", startingAt: 0)) \(rows) row\(rows == 1 ? "" : "s")")
         }
@@ -56,7 +57,9 @@ struct MigrateDataCommand: AsyncParsableCommand {
         if !report.sequences.isEmpty {
             print("  sequences moved past the copied ids: \(report.sequences.joined(separator: ", "))")
         }
-        print("Checked: \(report.tables.count) tables, \(report.rows) rows, the same count in each table on both sides.")
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print("Checked: \(report.tables.count) tables, \(report.rows) rows, the same count in each table on both sides (\(String(format: "%.1f", seconds)) s).")
         print("""
             Files are not in the database: move or share \(configuration.dataDirectory)/files and \
             \(configuration.dataDirectory)/avatars as they are (and jwt-secret and admin-token, unless auth.jwtSecret and admin.token are set), \
