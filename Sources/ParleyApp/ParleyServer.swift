@@ -104,7 +104,16 @@ public enum ParleyServer {
         // On PostgreSQL every node delivers every node's events to its own sockets (LISTEN/NOTIFY).
         let hub = EventHub()
         let sharedFanout = database.kind == .postgresql ? SharedEventFanout(hub: hub, database: database, logger: logger) : nil
-        let events = EventLog(database: database, hub: hub, fanout: sharedFanout, clock: clock, retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
+        let sharedBus = database.kind == .postgresql ? SharedNodeBus(hub: hub, database: database, logger: logger) : nil
+        let events = EventLog(database: database, hub: hub, fanout: sharedFanout, nodes: sharedBus ?? LocalNodeBus(), clock: clock,
+                              retention: TimeInterval(config.eventRetentionDays) * 86_400, logger: logger)
+        if let sharedBus {
+            Task {
+                do { try await sharedBus.run() } catch {
+                    logger.error("signals between nodes stopped", metadata: ["error": "\(error)"])
+                }
+            }
+        }
         if let sharedFanout {
             Task { [events] in
                 do {
@@ -116,10 +125,10 @@ public enum ParleyServer {
         }
         events.timeMessageDelivery(factory: metrics)
         // A device whose session ends (logout, password reset) loses its realtime connections at once.
-        accounts.onSessionsEnded { [hub = events.hub] ended in
+        accounts.onSessionsEnded { [events] ended in
             switch ended {
-            case .one(let session): hub.closeConnections(session: session)
-            case .allOf(let user): hub.closeConnections(user: user)
+            case .one(let session): events.closeConnections(session: session)
+            case .allOf(let user): events.closeConnections(user: user)
             }
         }
         let friends = FriendService(store: SQLFriendStore(database: database), events: events, clock: clock,
@@ -264,7 +273,7 @@ extension ParleyServer {
     /// What stops in order when the server does, listed last-to-stop first (a service group stops
     /// in reverse): the calls end, then pushes drain, then the relay, then the database.
     static func lifecycleServices(_ parts: Parts) -> [any Service] {
-        [DatabaseCloser(database: parts.database), RelayStopper(relay: parts.relay)]
+        [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
             + [CallKeeper(calls: parts.calls, relay: parts.relay)]
     }
@@ -277,7 +286,7 @@ extension ParleyServer {
                            observability: [any Service] = []) async throws {
         let app = application(config, parts: parts, logger: logger, lifecycle: false)
         let scrape: [any Service] = try metricsApplication(config, parts: parts, logger: logger).map { [$0] } ?? []
-        let services: [any Service] = [DatabaseCloser(database: parts.database), RelayStopper(relay: parts.relay)]
+        let services: [any Service] = [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
             + observability + scrape + [app, CallKeeper(calls: parts.calls, relay: parts.relay)]
         let group = ServiceGroup(configuration: .init(
@@ -330,8 +339,11 @@ struct RelayStopper: Service {
 struct DatabaseCloser: Service {
     let database: Database
 
+    var nodes: SharedNodeBus? = nil
+
     func run() async throws {
         try? await gracefulShutdown()
+        await nodes?.stop()
         try await database.close()
     }
 }

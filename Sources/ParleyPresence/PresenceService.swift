@@ -21,8 +21,8 @@ public struct PresenceView: Sendable, Equatable {
 /// once, as `user.updated` — with `online` and `lastSeen` only for those the user's privacy
 /// (`presenceVisibleTo`) lets see them, and never across a block.
 ///
-/// Online is what this process's event hub holds: one node's truth (the PostgreSQL-backed hub
-/// shares it between nodes).
+/// Online is what this node's event hub holds, or what another node says it holds (the event
+/// log's ``NodeBus``: nothing on one node, LISTEN/NOTIFY between nodes on PostgreSQL).
 public final class PresenceService: Sendable {
     let accounts: AccountService
     let friends: FriendService
@@ -41,7 +41,7 @@ public final class PresenceService: Sendable {
         self.logger = logger
     }
 
-    public func isOnline(_ user: UserID) -> Bool { events.hub.isOnline(user) }
+    public func isOnline(_ user: UserID) -> Bool { events.hub.isOnline(user) || events.nodes.isOnlineElsewhere(user) }
 
     /// The presence of each of `users` that `viewer` may see (`relationships`: how the viewer
     /// stands to each); the hidden ones are left out.
@@ -62,11 +62,19 @@ public final class PresenceService: Sendable {
     /// A device opened the socket: the user's first one brings them online.
     public func connected(_ user: UserID) async {
         guard events.hub.connectionCount(of: user) == 1 else { return }
+        events.nodes.presenceChanged(user, online: true)
+        guard !events.nodes.isOnlineElsewhere(user) else { return }
         await announce(user, toOwnDevices: false)
     }
 
     /// A socket closed: when it was the user's last, they were last seen now.
+    /// With several nodes, after a moment for the others' word: when two nodes each lose the
+    /// user's last socket at once, both may say so (the same event twice, never none).
     public func disconnected(_ user: UserID) async {
+        guard !events.hub.isOnline(user) else { return }
+        events.nodes.presenceChanged(user, online: false)
+        let settle = events.nodes.settleTime
+        if settle > .zero { try? await Task.sleep(for: settle) }
         guard !isOnline(user) else { return }
         do { try await accounts.markSeen(id: user) } catch {
             logger.warning("last seen not recorded", metadata: ["user": "\(user)", "error": "\(error)"])

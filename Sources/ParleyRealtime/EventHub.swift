@@ -90,6 +90,9 @@ public final class EventHub: Sendable {
         for user in users { deliver(frame, to: user) }
     }
 
+    /// The users with a connection open here.
+    public func onlineUsers() -> [UserID] { mailboxes.withLock { Array($0.keys) } }
+
     /// Open connections of `user`, all devices together.
     public func connectionCount(of user: UserID) -> Int { mailboxes.withLock { $0[user]?.count ?? 0 } }
 

@@ -12,6 +12,8 @@ public final class EventLog: EventPublisher, Sendable {
     public let hub: EventHub
     /// Hands committed events to live connections: this node's, or every node's.
     public let fanout: any EventFanout
+    /// The other nodes, for what is not stored: typing, closing connections, presence.
+    public let nodes: any NodeBus
     let clock: any WallClock
     let logger: Logger
     /// How long events are kept for `sync`.
@@ -19,10 +21,12 @@ public final class EventLog: EventPublisher, Sendable {
     /// Told of every stored event once it has been handed to the live connections (push).
     private let observers = Mutex<[@Sendable ([StoredEvent]) -> Void]>([])
 
-    public init(database: Database, hub: EventHub, fanout: (any EventFanout)? = nil, clock: any WallClock, retention: TimeInterval, logger: Logger) {
+    public init(database: Database, hub: EventHub, fanout: (any EventFanout)? = nil, nodes: any NodeBus = LocalNodeBus(),
+                clock: any WallClock, retention: TimeInterval, logger: Logger) {
         self.database = database
         self.hub = hub
         self.fanout = fanout ?? LocalEventFanout(hub: hub)
+        self.nodes = nodes
         self.clock = clock
         self.retention = retention
         self.logger = logger
@@ -51,6 +55,13 @@ public final class EventLog: EventPublisher, Sendable {
 
     public func publishEphemeral(_ event: RealtimeEvent, to users: [UserID]) {
         hub.deliverEphemeral(event, to: users)
+        nodes.ephemeral(event, to: users)
+    }
+
+    /// Closes a session's realtime connections (or all of a user's), on every node.
+    public func closeConnections(session: SessionID? = nil, user: UserID? = nil) {
+        hub.closeConnections(session: session, user: user)
+        nodes.closeConnections(session: session, user: user)
     }
 
     /// Stores one event per user, each with the next number of that user's sequence: one upsert

@@ -11,6 +11,7 @@ actor PostgreSQLSignals {
     private let logger: Logger
     private var sender: PostgresConnection?
     private var listener: PostgresConnection?
+    private var listenerConnecting: Task<PostgresConnection, any Error>?
     private var closed = false
 
     init(url: PostgreSQLURL, logger: Logger) {
@@ -42,10 +43,27 @@ actor PostgreSQLSignals {
 
     func listen(_ channel: String, _ handler: @escaping @Sendable (String) -> Void) async throws {
         guard !closed else { throw StorageError.closed }
+        // Several listeners (events, node signals) start at once and share one connection: the
+        // first call makes it and the others wait for that one (the actor is re-entered at the
+        // await; a second connection would replace the first, which must never be dropped open).
         if listener == nil || listener?.isClosed == true {
-            listener = try await connect(id: 1_000_002)
+            if listenerConnecting == nil {
+                listenerConnecting = Task { try await connect(id: 1_000_002) }
+            }
+            let task = listenerConnecting!
+            do {
+                let made = try await task.value
+                if listener !== made {
+                    if let old = listener, !old.isClosed { try? await old.close() }
+                    listener = made
+                }
+                listenerConnecting = nil
+            } catch {
+                listenerConnecting = nil
+                throw error
+            }
         }
-        let connection = listener!
+        guard let connection = listener else { throw StorageError.closed }
         connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
         try await connection.query(PostgresQuery(unsafeSQL: #"LISTEN "\#(channel)""#), logger: logger)
     }

@@ -104,3 +104,66 @@ extension TwoNodesTests {
         await TestPostgreSQL.drop(url)
     }
 }
+
+extension TwoNodesTests {
+    /// What is not stored crosses nodes too: Bo's phone is on node 2 and his pad on node 1. Ann
+    /// (node 1) sees him come online and types to his phone; the phone's logout, asked on node 1,
+    /// closes its socket on node 2; he stays online while the pad is there, and goes offline —
+    /// once — when it closes.
+    @Test func typingLogoutAndPresenceCrossNodes() async throws {
+        let url = try await TestPostgreSQL.freshDatabase()
+        let secret = String(repeating: "5eed", count: 16)
+        let one = try await TestParley.start { $0.databaseURL = url; $0.jwtSecret = secret }
+        let two = try await TestParley.start { $0.databaseURL = url; $0.jwtSecret = secret }
+        try await one.test(.live) { node1 in
+            try await two.test(.live) { node2 in
+                let (ann, bo, dialog) = try await node1.annAndBoInTheirDialog(outbox: one.outbox)
+                let (annSocket, _) = try await RealtimeClient.connect(port: node1.port!, token: ann.accessToken)
+                defer { annSocket.close() }
+                func boOnline() async throws -> Bool? {
+                    PresenceTests.person(bo.id, in: try await node1.call(.get, "/v1/friends", token: ann.accessToken))?["online"] as? Bool
+                }
+                func until(_ want: Bool) async throws -> Bool {
+                    for _ in 0..<40 {
+                        if try await boOnline() == want { return true }
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                    return false
+                }
+
+                let phoneSession = try await node2.logIn("bo@example.com")
+                let (phone, _) = try await RealtimeClient.connect(port: node2.port!, token: phoneSession.accessToken)
+                let cameOnline = try await annSocket.next { $0.type == "user.updated" }
+                #expect((cameOnline["user"] as? [String: Any])?["online"] as? Bool == true)
+                #expect(try await until(true), "node 1 learns that Bo is connected on node 2")
+
+                // Typing is not stored: it crosses as a signal.
+                #expect(try await annSocket.command("typing", ["dialogId": dialog]).ok == true)
+                let typing = try await phone.next { $0.type == "typing" }
+                #expect(typing["userId"] as? String == ann.id)
+
+                // The pad on node 1; the phone logs out through node 1 and its socket on node 2 closes.
+                let (pad, _) = try await RealtimeClient.connect(port: node1.port!, token: bo.accessToken)
+                let loggedOut = try await node1.call(.post, "/v1/auth/logout", json: ["refreshToken": phoneSession.refreshToken])
+                #expect(loggedOut.status == .noContent, "\(loggedOut.text)")
+                let closed = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    group.addTask { _ = try await phone.closeFrame(); return true }
+                    group.addTask { try await Task.sleep(for: .seconds(5)); return false }
+                    defer { group.cancelAll() }
+                    return try await group.next() ?? false
+                }
+                #expect(closed, "the phone's socket on node 2 closes")
+                phone.close()
+                #expect(await annSocket.receives(within: .milliseconds(2_000)) { $0.type == "user.updated" } == false,
+                        "the pad keeps Bo online")
+                #expect(try await boOnline() == true)
+
+                pad.close()
+                let wentAway = try await annSocket.next { $0.type == "user.updated" }
+                #expect((wentAway["user"] as? [String: Any])?["online"] as? Bool == false, "\(wentAway)")
+                #expect(try await until(false))
+            }
+        }
+        await TestPostgreSQL.drop(url)
+    }
+}

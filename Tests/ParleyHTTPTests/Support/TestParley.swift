@@ -15,6 +15,9 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
     let clock: ManualWallClock
     let config: ParleyConfiguration
     let parts: ParleyServer.Parts
+    /// The PostgreSQL database is this server's own (made for it), dropped when its test ends; one
+    /// a test handed in (several nodes on one database) is the test's to drop.
+    var ownsDatabase = false
 
     var outbox: Outbox { Outbox(directory: directory + "/outbox") }
 
@@ -43,12 +46,14 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
                 try config.databaseURL.write(toFile: named, atomically: true, encoding: .utf8)
             }
         }
+        let made = config.databaseURL
         configure(&config)
         let clock = ManualWallClock(Date(timeIntervalSince1970: 1_795_348_800))   // 2026-11-22T12:00:00Z
         var logger = Logger(label: "parley-test")
         logger.logLevel = .warning
         let parts = try await ParleyServer.assemble(config, clock: clock, logger: logger)
-        return TestParley(directory: directory, clock: clock, config: config, parts: parts)
+        return TestParley(directory: directory, clock: clock, config: config, parts: parts,
+                          ownsDatabase: !made.isEmpty && made == config.databaseURL)
     }
 
     /// Moves the server's clock on with the wall's, every 100 ms, until cancelled: for tests in
@@ -84,11 +89,11 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         do {
             let result = try await app.test(setup, body)
             try? await parts.database.close()
-            if !config.databaseURL.isEmpty { await TestPostgreSQL.drop(config.databaseURL) }
+            if ownsDatabase { await TestPostgreSQL.drop(config.databaseURL) }
             return result
         } catch {
             try? await parts.database.close()   // an unclosed SQLite connection traps when released
-            if !config.databaseURL.isEmpty { await TestPostgreSQL.drop(config.databaseURL) }
+            if ownsDatabase { await TestPostgreSQL.drop(config.databaseURL) }
             throw error
         }
     }
