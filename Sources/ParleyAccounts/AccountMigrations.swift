@@ -74,5 +74,10 @@ public enum AccountMigrations {
                 CREATE TABLE "email_changes" ("user_id" TEXT PRIMARY KEY REFERENCES "users" ("id") ON DELETE CASCADE, "new_email" TEXT NOT NULL, "digest" TEXT NOT NULL, "expires_at" INTEGER NOT NULL, "attempts" INTEGER NOT NULL)
                 """#)
         },
+        // Rate limits counted in the database, for nodes that share it (SQLRateCounter).
+        Migration("accounts.6") { sql in
+            try sql.execute(#"CREATE TABLE "rate_events" ("name" TEXT NOT NULL, "key" TEXT NOT NULL, "at" INTEGER NOT NULL)"#)
+            try sql.execute(#"CREATE INDEX "rate_events_window" ON "rate_events" ("name", "key", "at")"#)
+        },
     ]
 }

@@ -38,13 +38,13 @@ extension AccountService {
         let number = try normalizePhoneNumber(text)
         let now = clock.now()
         let numberKey = "number:" + number.e164, addressKey = "address:" + (clientAddress ?? "unknown")
-        if let wait = phoneCodesPerNumber.retryAfter(numberKey, now: now) ?? phoneCodesPerAddress.retryAfter(addressKey, now: now) {
+        if let wait = try await firstRetryAfter([(phoneCodesPerNumber, numberKey), (phoneCodesPerAddress, addressKey)], now: now) {
             logger.notice("phone code rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
             throw AccountErrors.rateLimited(retryAfter: wait)
         }
         if try await store.user(phoneNumber: number.e164) != nil { throw AccountErrors.phoneTaken }
-        phoneCodesPerNumber.record(numberKey, now: now)
-        phoneCodesPerAddress.record(addressKey, now: now)
+        try await phoneCodesPerNumber.record(numberKey, now: now)
+        try await phoneCodesPerAddress.record(addressKey, now: now)
         let code = Self.newPhoneCode()
         try await store.insertPhoneCode(PhoneCodeRecord(
             phoneNumber: number.e164, digest: Self.phoneCodeDigest(code, number: number.e164),

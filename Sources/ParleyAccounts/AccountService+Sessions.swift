@@ -36,25 +36,24 @@ extension AccountService {
         // Wrong guesses lock an account only for the address they came from (and, past a much
         // higher bound, for guessing spread over many addresses): the owner elsewhere gets in.
         let pairKey = accountKey + "|" + addressKey
-        if let wait = attemptsPerAddress.retryAfter(addressKey, now: now)
-            ?? failedLoginsPerAccountAndAddress.retryAfter(pairKey, now: now)
-            ?? failedLoginsPerAccount.retryAfter(accountKey, now: now) {
+        if let wait = try await firstRetryAfter(
+            [(attemptsPerAddress, addressKey), (failedLoginsPerAccountAndAddress, pairKey), (failedLoginsPerAccount, accountKey)], now: now) {
             logger.notice("login rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
             throw AccountErrors.rateLimited(retryAfter: wait)
         }
-        attemptsPerAddress.record(addressKey, now: now)
+        try await attemptsPerAddress.record(addressKey, now: now)
         guard let user = try await lookup() else {
             await hasher.burnTime(password)
-            failedLoginsPerAccountAndAddress.record(pairKey, now: now)
-            failedLoginsPerAccount.record(accountKey, now: now)
+            try await failedLoginsPerAccountAndAddress.record(pairKey, now: now)
+            try await failedLoginsPerAccount.record(accountKey, now: now)
             throw AccountErrors.invalidCredentials
         }
         guard try await hasher.verify(password, hash: user.passwordHash) else {
-            failedLoginsPerAccountAndAddress.record(pairKey, now: now)
-            failedLoginsPerAccount.record(accountKey, now: now)
+            try await failedLoginsPerAccountAndAddress.record(pairKey, now: now)
+            try await failedLoginsPerAccount.record(accountKey, now: now)
             throw AccountErrors.invalidCredentials
         }
-        failedLoginsPerAccountAndAddress.reset(pairKey)
+        try await failedLoginsPerAccountAndAddress.reset(pairKey)
         guard user.isVerified else { throw AccountErrors.emailNotVerified }
         let grant = try await openSession(user: user, deviceName: deviceName)
         logger.info("logged in", metadata: ["user": "\(user.id)", "session": "\(grant.sessionID)"])

@@ -17,16 +17,16 @@ public final class AccountService: Sendable {
     let clock: any WallClock
     let settings: AccountSettings
     let logger: Logger
-    let failedLoginsPerAccount: RateLimiter
-    let failedLoginsPerAccountAndAddress: RateLimiter
-    let attemptsPerAddress: RateLimiter
-    let registrationsPerAddress: RateLimiter
-    let registrations: RateLimiter
-    let phoneCodesPerNumber: RateLimiter
-    let phoneCodesPerAddress: RateLimiter
+    let failedLoginsPerAccount: any RateCounter
+    let failedLoginsPerAccountAndAddress: any RateCounter
+    let attemptsPerAddress: any RateCounter
+    let registrationsPerAddress: any RateCounter
+    let registrations: any RateCounter
+    let phoneCodesPerNumber: any RateCounter
+    let phoneCodesPerAddress: any RateCounter
     /// Mails (verification, reset) per account and hour: past it they are silently not sent, so
     /// the answer stays the same and nobody's inbox can be flooded.
-    let mailsPerAccount = RateLimiter(limit: 5, window: 3600)
+    let mailsPerAccount: any RateCounter
     /// Told when sessions end (logout, password reset, a replayed refresh token), so open
     /// realtime connections of those devices can be closed.
     let sessionEndObservers = Mutex<[@Sendable (SessionsEnded) -> Void]>([])
@@ -36,7 +36,8 @@ public final class AccountService: Sendable {
 
     public init(
         store: any AccountStore, files: FileStore, mail: any MailTransport, sms: any SMSTransport, tokens: AccessTokens,
-        clock: any WallClock, settings: AccountSettings, logger: Logger
+        clock: any WallClock, settings: AccountSettings, logger: Logger,
+        counters: (_ name: String, _ limit: Int, _ window: TimeInterval) -> any RateCounter = { RateLimiter(limit: $1, window: $2) }
     ) {
         self.store = store
         self.files = files
@@ -47,13 +48,15 @@ public final class AccountService: Sendable {
         self.clock = clock
         self.settings = settings
         self.logger = logger
-        self.failedLoginsPerAccount = RateLimiter(limit: settings.loginFailuresPerAccount, window: settings.loginWindow)
-        self.failedLoginsPerAccountAndAddress = RateLimiter(limit: settings.loginFailuresPerAccountAndAddress, window: settings.loginWindow)
-        self.attemptsPerAddress = RateLimiter(limit: settings.loginAttemptsPerAddress, window: settings.loginWindow)
-        self.registrationsPerAddress = RateLimiter(limit: settings.registrationsPerAddressPerHour, window: 3600)
-        self.registrations = RateLimiter(limit: settings.registrationsPerHour, window: 3600)
-        self.phoneCodesPerNumber = RateLimiter(limit: settings.phoneCodesPerNumberPerHour, window: 3600)
-        self.phoneCodesPerAddress = RateLimiter(limit: settings.phoneCodesPerAddressPerHour, window: 3600)
+        // Login and sign-up limits: in memory on one node, in the shared database across nodes.
+        self.failedLoginsPerAccount = counters("login_failures_account", settings.loginFailuresPerAccount, settings.loginWindow)
+        self.failedLoginsPerAccountAndAddress = counters("login_failures_pair", settings.loginFailuresPerAccountAndAddress, settings.loginWindow)
+        self.attemptsPerAddress = counters("login_attempts_address", settings.loginAttemptsPerAddress, settings.loginWindow)
+        self.registrationsPerAddress = counters("registrations_address", settings.registrationsPerAddressPerHour, 3600)
+        self.registrations = counters("registrations", settings.registrationsPerHour, 3600)
+        self.phoneCodesPerNumber = counters("phone_codes_number", settings.phoneCodesPerNumberPerHour, 3600)
+        self.phoneCodesPerAddress = counters("phone_codes_address", settings.phoneCodesPerAddressPerHour, 3600)
+        self.mailsPerAccount = counters("mails_account", 5, 3600)
     }
 
     /// What a new user fills in.
@@ -86,13 +89,13 @@ public final class AccountService: Sendable {
     /// and from everywhere together, per hour): past them, `rate_limited` before any work.
     public func register(_ form: Registration, clientAddress: String? = nil) async throws -> UserRecord {
         let started = clock.now()
-        if let wait = registrationsPerAddress.retryAfter("address:" + (clientAddress ?? "unknown"), now: started)
-            ?? registrations.retryAfter("all", now: started) {
+        let addressKey = "address:" + (clientAddress ?? "unknown")
+        if let wait = try await firstRetryAfter([(registrationsPerAddress, addressKey), (registrations, "all")], now: started) {
             logger.notice("registration rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
             throw AccountErrors.rateLimited(retryAfter: wait)
         }
-        registrationsPerAddress.record("address:" + (clientAddress ?? "unknown"), now: started)
-        registrations.record("all", now: started)
+        try await registrationsPerAddress.record(addressKey, now: started)
+        try await registrations.record("all", now: started)
         guard let name = AccountRules.cleanName(form.name) else { throw AccountErrors.invalidName }
         let email = AccountRules.normalizeEmail(form.email)
         guard AccountRules.isValidEmail(email) else { throw AccountErrors.invalidEmail }
@@ -147,15 +150,14 @@ public final class AccountService: Sendable {
 
     /// Sends in the background: a slow or failing mail server never holds up or fails a request.
     func deliver(_ message: MailMessage, kind: String) {
-        let mail = self.mail, logger = self.logger
+        let mail = self.mail, logger = self.logger, counter = mailsPerAccount
         let now = clock.now()
-        if mailsPerAccount.retryAfter(message.to, now: now) != nil {
-            logger.notice("mail not sent: too many for this address", metadata: ["kind": "\(kind)"])
-            return
-        }
-        mailsPerAccount.record(message.to, now: now)
         Task {
             do {
+                if try await counter.take(message.to, now: now) != nil {
+                    logger.notice("mail not sent: too many for this address", metadata: ["kind": "\(kind)"])
+                    return
+                }
                 try await mail.send(message)
             } catch {
                 logger.error("mail not sent", metadata: ["kind": "\(kind)", "error": "\(error)"])

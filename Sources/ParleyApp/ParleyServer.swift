@@ -99,7 +99,12 @@ public enum ParleyServer {
         let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
         let accounts = AccountService(
             store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
-            mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger)
+            mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger,
+            counters: { name, limit, window -> any RateCounter in
+                // Several nodes on one database count login and sign-up attempts together.
+                if database.kind == .postgresql { return SQLRateCounter(database: database, name: name, limit: limit, window: window) }
+                return RateLimiter(limit: limit, window: window)
+            })
 
         // On PostgreSQL every node delivers every node's events to its own sockets (LISTEN/NOTIFY).
         let hub = EventHub()

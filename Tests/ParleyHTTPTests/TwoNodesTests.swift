@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdTesting
+import ParleyApp
 import ParleyTestSupport
 import Testing
 
@@ -162,6 +163,37 @@ extension TwoNodesTests {
                 let wentAway = try await annSocket.next { $0.type == "user.updated" }
                 #expect((wentAway["user"] as? [String: Any])?["online"] as? Bool == false, "\(wentAway)")
                 #expect(try await until(false))
+            }
+        }
+        await TestPostgreSQL.drop(url)
+    }
+}
+
+extension TwoNodesTests {
+    /// Login limits count across nodes: wrong passwords for Ann from one address, spread over both
+    /// nodes, lock her sign-in from that address on both once the limit is reached.
+    @Test func failedLoginsCountTogetherOnBothNodes() async throws {
+        let url = try await TestPostgreSQL.freshDatabase()
+        let secret = String(repeating: "5eed", count: 16)
+        func configure(_ config: inout ParleyConfiguration) {
+            config.databaseURL = url
+            config.jwtSecret = secret
+            config.loginFailuresPerAccountAndAddress = 4
+        }
+        let one = try await TestParley.start(configure)
+        let two = try await TestParley.start(configure)
+        try await one.test(.live) { node1 in
+            try await two.test(.live) { node2 in
+                _ = try await node1.signUp("Ann", "ann@example.com", outbox: one.outbox)
+                for attempt in 0..<4 {
+                    let node = attempt % 2 == 0 ? node1 : node2
+                    let wrong = try await node.call(.post, "/v1/auth/login", json: ["email": "ann@example.com", "password": "wrong \(attempt)"])
+                    #expect(wrong.status == .unauthorized, "attempt \(attempt): \(wrong.text)")
+                }
+                for node in [node1, node2] {
+                    let locked = try await node.call(.post, "/v1/auth/login", json: ["email": "ann@example.com", "password": "correct horse"])
+                    #expect(locked.status == .tooManyRequests && locked.errorCode == "rate_limited", "\(locked.text)")
+                }
             }
         }
         await TestPostgreSQL.drop(url)
