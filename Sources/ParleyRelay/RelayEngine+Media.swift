@@ -38,10 +38,12 @@ extension RelayEngine {
         // The plan is used in place (`leg.plan?.…`): binding it to a local would copy the struct
         // and retain its tables on every packet.
         if isRTCP {
-            answerNACKs(in: UnsafeRawBufferPointer(packet), from: leg)
-            guard let target = leg.target, let rewritten = leg.plan?.rewriteRTCP(packet) else { return drop(.noTarget) }
+            let kept = answerNACKs(in: packet, from: leg)
+            guard kept > 0 else { return }   // NACKs the relay answered in full: nothing for the sender
+            let compound = UnsafeMutableRawBufferPointer(rebasing: slot[0..<kept])
+            guard let target = leg.target, let rewritten = leg.plan?.rewriteRTCP(compound) else { return drop(.noTarget) }
             guard rewritten else { return drop(.malformedRTCP) }
-            forward(slot, length: length, to: target, isRTCP: true)
+            forward(slot, length: kept, to: target, isRTCP: true)
             return
         }
 

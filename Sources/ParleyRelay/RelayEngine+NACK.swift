@@ -4,11 +4,13 @@ import ParleyRTP
 extension RelayEngine {
     /// Generic NACKs (RFC 4585 §6.2.1) in a decrypted RTCP compound from `leg`'s client, about the
     /// video the relay sends it: every packet named that `leg`'s ``RetransmissionHistory`` still
-    /// holds goes out again at once, as it was. The compound is then forwarded as before, so the
-    /// far sender still hears of the loss (and resends what the relay never got).
-    func answerNACKs(in compound: UnsafeRawBufferPointer, from leg: RelayLeg) {
-        guard let history = leg.history, let video = leg.media.video, Self.containsNACK(compound) else { return }
-        guard case .success(let packets) = RTCPPacket.parseCompound(compound) else { return }
+    /// holds goes out again at once, as it was, and leaves the NACK (``RTCPNACKPruning``); what the
+    /// relay does not hold (it never got it, or it is too old) stays in it for the far sender.
+    /// Returns the compound's new length: 0 when nothing is left to forward.
+    func answerNACKs(in compound: UnsafeMutableRawBufferPointer, from leg: RelayLeg) -> Int {
+        guard let history = leg.history, let video = leg.media.video, Self.containsNACK(UnsafeRawBufferPointer(compound)),
+              case .success(let packets) = RTCPPacket.parseCompound(UnsafeRawBufferPointer(compound))
+        else { return compound.count }
         for case .genericNACK(let nack) in packets where nack.mediaSSRC == video.localSSRC {
             for sequence in nack.lostSequenceNumbers {
                 guard let packet = history.packet(sequence) else { continue }
@@ -17,6 +19,7 @@ extension RelayEngine {
             }
         }
         flushIfNeeded()
+        return RTCPNACKPruning.prune(compound, length: compound.count, mediaSSRC: video.localSSRC) { history.packet($0) != nil }
     }
 
     /// Protects a copy of `packet` in ``scratch`` (the outbound session allows the repeat: the

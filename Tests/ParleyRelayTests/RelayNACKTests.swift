@@ -25,7 +25,7 @@ struct RelayNACKTests {
         return builder.build()
     }
 
-    @Test("a receiver's NACK is answered from the relay's history and still reaches the sender")
+    @Test("a receiver's NACK is answered from the relay's history; the sender is asked for the rest only")
     func nackAnsweredByTheRelay() async throws {
         let relay = try await MediaRelay.start(configuration: RelayConfiguration(host: "127.0.0.1", port: 0))
         let alice = try await MediaClient()
@@ -54,7 +54,8 @@ struct RelayNACKTests {
         let atAlice = try (await alice.receive(for: .milliseconds(500))).filter(\.isRTCP)
             .flatMap { try RTCPPacket.parseCompound($0.bytes).get() }
         let nack = atAlice.compactMap { if case .genericNACK(let nack) = $0 { nack } else { nil } }.first
-        #expect(nack?.mediaSSRC == alice.local.videoSSRC && nack?.lostSequenceNumbers == [105, 107, 300])
+        #expect(nack?.mediaSSRC == alice.local.videoSSRC && nack?.lostSequenceNumbers == [300],
+                "the sender is asked only for what the relay could not resend itself: \(atAlice)")
         #expect(await relay.counters().retransmitted == 2)
         await relay.shutdown()
     }
