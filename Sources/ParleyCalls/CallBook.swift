@@ -17,10 +17,15 @@ public struct CallBook: Sendable {
         public var ringTimeout: Duration
         /// How long a device that dropped off the realtime socket keeps its call.
         public var reconnectGrace: Duration
+        /// How long a call whose leg the client closed cleanly waits for the `call.hangup` that
+        /// comes with it (an app closes its peer connection as it sends the hangup, and the UDP
+        /// close can overtake the WebSocket command).
+        public var closeGrace: Duration
 
-        public init(ringTimeout: Duration = .seconds(45), reconnectGrace: Duration = .seconds(20)) {
+        public init(ringTimeout: Duration = .seconds(45), reconnectGrace: Duration = .seconds(20), closeGrace: Duration = .seconds(2)) {
             self.ringTimeout = ringTimeout
             self.reconnectGrace = reconnectGrace
+            self.closeGrace = closeGrace
         }
     }
 
@@ -31,6 +36,8 @@ public struct CallBook: Sendable {
         case ring(CallID)
         /// A device in the call left the realtime socket and has not come back.
         case grace(CallID, SessionID)
+        /// A leg's client closed it (DTLS close_notify) and its hangup has not come.
+        case closed(CallID)
     }
 
     public enum Action: Sendable, Equatable {
@@ -188,16 +195,25 @@ public struct CallBook: Sendable {
     public mutating func timerFired(_ timer: Timer, at now: Date) -> [Action] {
         let id: CallID
         switch timer {
-        case .ring(let call), .grace(let call, _): id = call
+        case .ring(let call), .grace(let call, _), .closed(let call): id = call
         }
         guard var entry = calls[id], entry.timers.remove(timer) != nil else { return [] }
         switch timer {
         case .ring: return step(&entry, .ringTimeout, at: now)
-        case .grace: return step(&entry, .connectionLost, at: now)
+        case .grace, .closed: return step(&entry, .connectionLost, at: now)
         }
     }
 
-    /// The relay lost a leg (consent expired, DTLS closed or failed): its call ends `connection_lost`.
+    /// A leg's client closed it cleanly: its app hung up or is going. The call ends with the
+    /// reason the person gave if their `call.hangup` comes within `closeGrace`, else then
+    /// `connection_lost` (a failed or silent leg ends it at once: ``legLost(_:at:)``).
+    public mutating func legClosed(_ id: CallID) -> [Action] {
+        guard var entry = calls[id], entry.timers.insert(.closed(id)).inserted else { return [] }
+        calls[id] = entry
+        return [.startTimer(.closed(id), after: settings.closeGrace)]
+    }
+
+    /// The relay lost a leg (consent expired, DTLS failed): its call ends `connection_lost`.
     public mutating func legLost(_ id: CallID, at now: Date) -> [Action] {
         guard var entry = calls[id] else { return [] }
         return step(&entry, .connectionLost, at: now)

@@ -8,8 +8,10 @@ extension CallService: DevicePresence {
     public func followRelay(_ relayEvents: AsyncStream<LegEvent>) async {
         for await event in relayEvents {
             switch event.kind {
-            case .dead, .failed, .closed:
+            case .dead, .failed:
                 await legLost(CallID(rawValue: event.owner))
+            case .closed:
+                await legClosed(CallID(rawValue: event.owner))
             case .mediaFlowing:
                 timeSetup(.firstMedia, of: CallID(rawValue: event.owner))
             case .connected:
@@ -20,6 +22,12 @@ extension CallService: DevicePresence {
 
     public func legLost(_ id: CallID) async {
         await perform(book.legLost(id, at: timers.now()))
+    }
+
+    /// A leg's client closed it cleanly (DTLS close_notify): the call waits `closeGrace` for the
+    /// hangup that usually comes with it.
+    public func legClosed(_ id: CallID) async {
+        await perform(book.legClosed(id))
     }
 
     /// A device left the realtime socket: if it is in a call, the call waits for it a while.

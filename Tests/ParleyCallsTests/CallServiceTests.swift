@@ -125,6 +125,31 @@ import Testing
         #expect(timers.scheduledCount == 0)
     }
 
+    /// An app closes its peer connection as it sends the hangup, and the UDP close can overtake the
+    /// WebSocket command: the call waits for the hangup, so a caller who gives up leaves a missed
+    /// call, not a lost connection.
+    @Test func aLegClosedCleanlyWaitsForTheHangupThatComesWithIt() async throws {
+        let call = try await service.invite(from: Self.ann, device: Self.annPhone, to: Self.bo, media: .audio, sdp: "ann")
+        await service.legClosed(call.callId)
+        await timers.advance(by: 1)
+        #expect(events.ended.isEmpty, "still waiting for Ann's hangup")
+        try await service.hangup(call.callId, by: Self.ann)
+        #expect(events.ended.last?.0.reason == .canceled)
+        #expect(recorder.all.last?.outcome(for: Self.bo) == "missed")
+        #expect(timers.scheduledCount == 0)
+    }
+
+    @Test func aLegClosedWithoutAHangupEndsTheCallAfterTheGrace() async throws {
+        let call = try await activeCall()
+        await timers.advance(by: 3)
+        await service.legClosed(call)
+        await timers.advance(by: 1)
+        #expect(events.ended.filter { $0.0.reason != .answeredElsewhere }.isEmpty)
+        await timers.advance(by: 1.5)
+        #expect(events.ended.last?.0.reason == .connectionLost)
+        #expect(timers.scheduledCount == 0)
+    }
+
     @Test func anAnswerWhoseOfferIsRefusedChangesNothing() async throws {
         let call = try await service.invite(from: Self.ann, device: Self.annPhone, to: Self.bo, media: .audio, sdp: "ann")
         await #expect(throws: ParleyError.self) { try await service.accept(call.callId, by: Self.bo, device: Self.boPhone, sdp: "bad") }

@@ -51,7 +51,7 @@ struct WebClientMediaTests {
             defer { peer.kill() }
             let line = try await peer.nextLine(timeout: .seconds(280))
             let seen = try JSONDecoder().decode(Seen.self, from: Data(line.utf8))
-            try #require(seen.type == "result", "\(seen.step ?? "?"): \(seen.error ?? line)\n\(peer.stderr.suffix(4000))")
+            try #require(seen.type == "result", "\(seen.step ?? "?"): \(line)\n\(peer.stderr.suffix(4000))")
 
             // 75 messages: the chat opens on the newest page, and scrolling up brings the rest, in order.
             #expect((seen.olderFirstPage ?? 0) < 75 && seen.olderFirstShownAtOnce == 0, "first page: \(seen.olderFirstPage ?? -1)")
