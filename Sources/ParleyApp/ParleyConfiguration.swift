@@ -281,3 +281,9 @@ public struct ParleyConfiguration: Sendable {
         return "\(servesTLS ? "https" : "http")://\(host):\(httpPort)"
     }
 }
+
+extension ParleyConfiguration {
+    /// The database is PostgreSQL, which several nodes may share: what each node would otherwise
+    /// make up for itself (the token key, the admin token) must be configured, alike on all.
+    public var sharesDatabase: Bool { !databaseURL.isEmpty }
+}

@@ -62,6 +62,13 @@ public enum ParleyServer {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         // One registry per server: every layer records through it, `/metrics` writes it out.
         let metrics = MetricsRegistry()
+        // Nodes sharing PostgreSQL are given their secrets: checked before anything is opened.
+        if config.sharesDatabase, config.jwtSecret.isEmpty {
+            _ = try SecretFile.load(dataDirectory + "/jwt-secret", shared: true, setting: "auth.jwtSecret (AUTH_JWT_SECRET)")
+        }
+        if config.sharesDatabase, config.adminToken.isEmpty {
+            _ = try SecretFile.load(dataDirectory + "/" + AdminToken.fileName, shared: true, setting: "admin.token (ADMIN_TOKEN)")
+        }
         // SQLite in the data folder unless database.url names a PostgreSQL that every node shares.
         let database = config.databaseURL.isEmpty
             ? try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
@@ -95,7 +102,9 @@ public enum ParleyServer {
         settings.phoneCodesPerNumberPerHour = max(config.phoneCodesPerNumberPerHour, 1)
         settings.phoneCodesPerAddressPerHour = max(config.phoneCodesPerAddressPerHour, 1)
         settings.defaultCountryCode = config.phoneDefaultCountryCode.isEmpty ? nil : config.phoneDefaultCountryCode
-        let secret = try config.jwtSecret.isEmpty ? SecretFile.load(dataDirectory + "/jwt-secret") : config.jwtSecret
+        let secret = try config.jwtSecret.isEmpty
+            ? SecretFile.load(dataDirectory + "/jwt-secret", shared: config.sharesDatabase, setting: "auth.jwtSecret (AUTH_JWT_SECRET)")
+            : config.jwtSecret
         let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
         let accounts = AccountService(
             store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
@@ -356,10 +365,19 @@ struct DatabaseCloser: Service {
 /// A secret generated once and kept in the data folder (mode 0600), so tokens survive restarts
 /// without anyone having to configure one.
 enum SecretFile {
-    static func load(_ path: String) throws -> String {
+    /// The secret kept in `path`, made there on first use — except when several nodes share the
+    /// database (`shared`): one node's made-up secret would not be the others', so the setting
+    /// named `setting` must be given (or the file brought along from a moved installation).
+    static func load(_ path: String, shared: Bool = false, setting: String = "") throws -> String {
         if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
            existing.count >= 32 {
             return existing
+        }
+        if shared {
+            throw ParleyError(.internalFailure, code: "invalid_config", """
+                database.url is PostgreSQL, which several nodes share: set \(setting), the same on every node \
+                (a secret each node made up for itself would not be the others'), or bring \(path) along from the installation you moved
+                """)
         }
         let secret = SecretToken.generate().value
         guard FileManager.default.createFile(atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])

@@ -39,7 +39,8 @@ import Testing
     }
 
     @Test func withoutAConfiguredTokenOneIsGeneratedAndKeptPrivate() async throws {
-        let parley = try await TestParley.start()
+        // One node on its own SQLite (nodes sharing PostgreSQL are given the token: TwoNodesTests).
+        let parley = try await TestParley.start { $0.databaseURL = ""; $0.adminToken = "" }
         let path = parley.directory + "/admin-token"
         let token = try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(token.count >= 32)

@@ -66,10 +66,10 @@ import Testing
         return await socket.inbox(where: { $0.seq != nil }).map { "\($0.seq!) \($0.type ?? "")" }
     }
 
-    /// The data folder's files, as the operator moves them: attachments, avatars, the token key.
+    /// The data folder's files, as the operator moves them: attachments, avatars, the token key, the admin token.
     static func moveFiles(from old: String, to new: String) throws {
         try FileManager.default.createDirectory(atPath: new, withIntermediateDirectories: true)
-        for name in ["files", "avatars", "jwt-secret"] where FileManager.default.fileExists(atPath: old + "/" + name) {
+        for name in ["files", "avatars", "jwt-secret", "admin-token"] where FileManager.default.fileExists(atPath: old + "/" + name) {
             try FileManager.default.copyItem(atPath: old + "/" + name, toPath: new + "/" + name)
         }
     }

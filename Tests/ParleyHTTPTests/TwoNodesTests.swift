@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdTesting
 import ParleyApp
+import ParleyCore
 import ParleyTestSupport
 import Testing
 
@@ -21,6 +22,7 @@ import Testing
         func settings(_ config: inout ParleyConfiguration) {
             config.databaseURL = url
             config.jwtSecret = secret
+            config.adminToken = String(repeating: "ad", count: 16)
             configure(&config)
         }
         let one = try await TestParley.start(settings)
@@ -185,5 +187,26 @@ extension TwoNodesTests {
                 #expect(locked.status == .tooManyRequests && locked.errorCode == "rate_limited", "\(locked.text)")
             }
         }
+    }
+}
+
+extension TwoNodesTests {
+    /// A secret one node would make up for itself is useless to the others: on PostgreSQL the
+    /// token key and the admin token must be configured, and a node without them says which.
+    @Test func aNodeOnPostgreSQLRefusesToMakeUpItsOwnSecrets() async throws {
+        let url = try await TestPostgreSQL.freshDatabase()
+        for (missing, setting) in [("jwt", "auth.jwtSecret"), ("admin", "admin.token")] {
+            do {
+                _ = try await TestParley.start {
+                    $0.databaseURL = url
+                    $0.jwtSecret = missing == "jwt" ? "" : String(repeating: "5eed", count: 16)
+                    $0.adminToken = missing == "admin" ? "" : String(repeating: "ad", count: 16)
+                }
+                Issue.record("a node without \(setting) started")
+            } catch let error as ParleyError {
+                #expect(error.code == "invalid_config" && error.message.contains(setting), "\(error.message)")
+            }
+        }
+        await TestPostgreSQL.drop(url)
     }
 }

@@ -45,6 +45,9 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 try config.databaseURL.write(toFile: named, atomically: true, encoding: .utf8)
             }
+            // What nodes sharing PostgreSQL must be given rather than make up.
+            config.jwtSecret = String(repeating: "5eed", count: 16)
+            config.adminToken = String(repeating: "ad", count: 16)
         }
         let made = config.databaseURL
         configure(&config)
