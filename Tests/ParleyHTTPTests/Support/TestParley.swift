@@ -34,7 +34,12 @@ struct TestParley: @unchecked Sendable {  // the router is only read before a te
         config.mediaPort = 0
         // Suites sign many people up from one address; the limits' own tests set them.
         config.registrationsPerAddressPerHour = 10_000
-        if TestEngine.forServerSuites == .postgresql {
+        // A test that names its database (two nodes on one, SQLite on purpose) gets that one only.
+        var probe = config
+        probe.databaseURL = "\u{0}"
+        configure(&probe)
+        let choosesDatabase = probe.databaseURL != "\u{0}"
+        if TestEngine.forServerSuites == .postgresql, !choosesDatabase {
             // A database of its own on the test PostgreSQL, named in the folder so that a restart
             // in the same folder finds the same data.
             let named = directory + "/postgresql-url"
