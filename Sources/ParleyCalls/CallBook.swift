@@ -96,8 +96,8 @@ public struct CallBook: Sendable {
             endedCount += 1
             remember(machine, at: now)
             return .busy([
-                .announce(.callEnded(CallEndedEvent(callId: id.rawValue, reason: .busy, durationSeconds: 0)), to: [caller], except: nil),
                 .record(Self.history(machine, reason: .busy, answered: false, duration: 0)),
+                .announce(.callEnded(CallEndedEvent(callId: id.rawValue, reason: .busy, durationSeconds: 0)), to: [caller], except: nil),
             ])
         }
         calls[id] = Entry(machine: machine)

@@ -112,10 +112,12 @@ public struct CallStateMachine: Sendable, Equatable {
         let duration = answeredAt.map { max(0, Int(now.timeIntervalSince($0).rounded())) } ?? 0
         let wasRinging = phase == .ringing
         phase = .ended(reason, durationSeconds: duration)
+        // Recorded before it is announced: a client that reads its history on `call.ended`
+        // finds the call there.
         return (wasRinging ? [.cancelRingTimer] : []) + [
             .releaseLegs,
-            .announceEnded(reason, durationSeconds: duration),
             .record(reason, answered: answeredAt != nil, durationSeconds: duration),
+            .announceEnded(reason, durationSeconds: duration),
         ]
     }
 

@@ -25,6 +25,8 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     enum Work {
         case local([StoredEvent])
         case remote(UserID, first: Int64, last: Int64)
+        /// The listening connection was lost and is back: wake-ups in between were missed.
+        case catchUp
     }
 
     public init(hub: EventHub, database: Database, logger: Logger) {
@@ -38,7 +40,7 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     /// events after a number (the event log's `sync` read).
     public func run(read: @escaping @Sendable (UserID, Int64, Int) async throws -> [StoredEvent]) async throws {
         let work = work, node = node
-        try await database.listen(Self.channel) { payload in
+        try await database.listen(Self.channel, reconnected: { work.yield(.catchUp) }) { payload in
             let parts = payload.split(separator: " ")
             guard let sender = parts.first, sender != node else { return }
             for part in parts.dropFirst() {
@@ -56,6 +58,8 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                 }
             case .remote(let user, let first, let last):
                 await deliver(user, first: first, last: last, stored: nil, read: read)
+            case .catchUp:
+                await catchUp(read: read)
             }
         }
     }
@@ -88,6 +92,20 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                 do { try await database.notify(Self.channel, payload: payload) } catch {
                     logger.error("event wake-up not sent", metadata: ["error": "\(error)"])
                 }
+            }
+        }
+    }
+
+    /// For every user connected here, what was committed after the last event handed to them
+    /// (read from the table: the wake-ups for it went while nobody was listening).
+    private func catchUp(read: @Sendable (UserID, Int64, Int) async throws -> [StoredEvent]) async {
+        for (user, cursor) in cursors where hub.isOnline(user) {
+            do {
+                let events = try await read(user, cursor, 1_000).filter { $0.seq > cursor }
+                for event in events { hub.deliver(event.frame, to: user, exceptSession: event.exceptSession) }
+                if let last = events.last?.seq { cursors[user] = last }
+            } catch {
+                logger.error("events not read for catch-up", metadata: ["user": "\(user)", "error": "\(error)"])
             }
         }
     }

@@ -56,7 +56,12 @@ public final class SharedNodeBus: NodeBus, @unchecked Sendable {   // `outgoing`
 
     /// Listens, says hello, sends signals in order and the roster every heartbeat, until `stop`.
     public func run() async throws {
-        try await database.listen(Self.channel) { [weak self] json in
+        try await database.listen(Self.channel, reconnected: { [weak self] in
+            // Signals sent meanwhile were missed: the others' rosters come again on hello.
+            guard let self else { return }
+            self.send(NodeSignal(node: self.node, kind: .hello))
+            self.sendRoster()
+        }) { [weak self] json in
             guard let self, let signal = NodeSignal.decode(json), signal.node != self.node else { return }
             self.receive(signal)
         }

@@ -61,8 +61,11 @@ public final class Database: Sendable {
 
     /// Calls `handler` with every payload sent on `channel` from now on (PostgreSQL's `LISTEN`).
     /// Nothing on SQLite, where one process is the only node.
-    public func listen(_ channel: String, _ handler: @escaping @Sendable (String) -> Void) async throws {
-        try await signals?.listen(channel, handler)
+    /// If the listening connection drops, a new one listens again and `reconnected` is called:
+    /// what was sent meanwhile was missed, and the listener reads it from the tables.
+    public func listen(_ channel: String, reconnected: (@Sendable () -> Void)? = nil,
+                       _ handler: @escaping @Sendable (String) -> Void) async throws {
+        try await signals?.listen(channel, handler, reconnected: reconnected)
     }
 
     /// Runs `body` in a write transaction: committed if it returns, rolled back if it throws.

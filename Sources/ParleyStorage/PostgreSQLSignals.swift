@@ -12,6 +12,9 @@ actor PostgreSQLSignals {
     private var sender: PostgresConnection?
     private var listener: PostgresConnection?
     private var listenerConnecting: Task<PostgresConnection, any Error>?
+    /// What is listened to: LISTENed again on a new connection when the listening one drops
+    /// (the server restarted, a proxy cut it), after which `reconnected` lets each listener catch up.
+    private var subscriptions: [(channel: String, handler: @Sendable (String) -> Void, reconnected: (@Sendable () -> Void)?)] = []
     private var closed = false
 
     init(url: PostgreSQLURL, logger: Logger) {
@@ -41,7 +44,8 @@ actor PostgreSQLSignals {
         try await sender!.query(query, logger: logger)
     }
 
-    func listen(_ channel: String, _ handler: @escaping @Sendable (String) -> Void) async throws {
+    func listen(_ channel: String, _ handler: @escaping @Sendable (String) -> Void,
+                reconnected: (@Sendable () -> Void)? = nil) async throws {
         guard !closed else { throw StorageError.closed }
         // Several listeners (events, node signals) start at once and share one connection: the
         // first call makes it and the others wait for that one (the actor is re-entered at the
@@ -56,6 +60,7 @@ actor PostgreSQLSignals {
                 if listener !== made {
                     if let old = listener, !old.isClosed { try? await old.close() }
                     listener = made
+                    watch(made)
                 }
                 listenerConnecting = nil
             } catch {
@@ -64,8 +69,46 @@ actor PostgreSQLSignals {
             }
         }
         guard let connection = listener else { throw StorageError.closed }
+        subscriptions.append((channel, handler, reconnected))
+        try await subscribe(connection, channel, handler)
+    }
+
+    private func subscribe(_ connection: PostgresConnection, _ channel: String, _ handler: @escaping @Sendable (String) -> Void) async throws {
         connection.addListener(channel: channel) { _, notification in handler(notification.payload) }
         try await connection.query(PostgresQuery(unsafeSQL: #"LISTEN "\#(channel)""#), logger: logger)
+    }
+
+    /// When `connection` closes while the signals are open, listens again on a new one.
+    private func watch(_ connection: PostgresConnection) {
+        let closing = connection.closeFuture
+        Task { [weak self] in
+            try? await closing.get()
+            await self?.listenerLost(connection)
+        }
+    }
+
+    /// Reconnects (0.25 s, doubling to 5 s between tries), LISTENs every channel again, then tells
+    /// each listener, which reads what it may have missed meanwhile.
+    private func listenerLost(_ lost: PostgresConnection) async {
+        guard !closed, listener === lost else { return }
+        listener = nil
+        logger.warning("the listening connection closed; listening again")
+        var pause = Duration.milliseconds(250)
+        while !closed {
+            do {
+                let connection = try await connect(id: 1_000_002)
+                for subscription in subscriptions { try await subscribe(connection, subscription.channel, subscription.handler) }
+                listener = connection
+                watch(connection)
+                for subscription in subscriptions { subscription.reconnected?() }
+                logger.notice("listening again", metadata: ["channels": "\(subscriptions.map(\.channel))"])
+                return
+            } catch {
+                logger.warning("listening again failed; retrying", metadata: ["error": "\(String(reflecting: error))"])
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(5))
+            }
+        }
     }
 
     /// A new connection; closed again at once if `close` ran while it was being made.

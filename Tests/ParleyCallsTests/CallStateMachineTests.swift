@@ -47,11 +47,11 @@ import Testing
     static func expected(_ state: State, _ input: Input) -> Outcome {
         let answered = CallStateMachine.Phase.active(answeredBy: calleePhone, at: start.addingTimeInterval(10))
         func endRinging(_ reason: CallEndReason) -> Outcome {
-            .actions([.cancelRingTimer, .releaseLegs, .announceEnded(reason, durationSeconds: 0), .record(reason, answered: false, durationSeconds: 0)],
+            .actions([.cancelRingTimer, .releaseLegs, .record(reason, answered: false, durationSeconds: 0), .announceEnded(reason, durationSeconds: 0)],
                      .ended(reason, durationSeconds: 0))
         }
         func endActive(_ reason: CallEndReason) -> Outcome {
-            .actions([.releaseLegs, .announceEnded(reason, durationSeconds: 90), .record(reason, answered: true, durationSeconds: 90)],
+            .actions([.releaseLegs, .record(reason, answered: true, durationSeconds: 90), .announceEnded(reason, durationSeconds: 90)],
                      .ended(reason, durationSeconds: 90))
         }
         switch (state, input) {

@@ -1,7 +1,9 @@
 import Foundation
 import HummingbirdTesting
 import ParleyApp
+import Logging
 import ParleyCore
+import ParleyStorage
 import ParleyTestSupport
 import Testing
 
@@ -208,5 +210,29 @@ extension TwoNodesTests {
             }
         }
         await TestPostgreSQL.drop(url)
+    }
+}
+
+extension TwoNodesTests {
+    /// The listening connections drop (the server restarted them, a proxy cut them): each node
+    /// listens again, and what was committed meanwhile still reaches the sockets on the other node.
+    @Test func eventsStillCrossAfterTheListeningConnectionsDrop() async throws {
+        try await Self.twoNodes { one, node1, two, node2 in
+            let (ann, bo, dialog) = try await node1.annAndBoInTheirDialog(outbox: one.outbox)
+            let (boSocket, _) = try await RealtimeClient.connect(port: node2.port!, token: bo.accessToken)
+            defer { boSocket.close() }
+            #expect(try await node1.sendText(ann, dialog, "before").status == .created)
+            _ = try await boSocket.next { $0.type == "message.new" }
+
+            let database = try PostgreSQLURL(one.config.databaseURL).database
+            try await PostgreSQLURL(TestPostgreSQL.serverURL()).administer([
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE 'LISTEN%'",
+            ], logger: Logger(label: "test-postgresql"))
+            #expect(try await node1.sendText(ann, dialog, "while listening again").status == .created)
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await node1.sendText(ann, dialog, "after").status == .created)
+            let got = try await boSocket.events("message.new", count: 2, timeout: .seconds(10))
+            #expect(got.compactMap { $0.message?["text"] as? String } == ["while listening again", "after"])
+        }
     }
 }
