@@ -326,65 +326,6 @@ struct PeriodicTask: Service {
     }
 }
 
-/// Follows the relay's leg events for the calls; ends every call at shutdown.
-struct CallKeeper: Service {
-    let calls: CallService
-    let relay: MediaRelay
-
-    func run() async throws {
-        let follower = Task { await calls.followRelay(relay.events) }
-        try? await gracefulShutdown()
-        await calls.shutdown()
-        follower.cancel()
-    }
-}
-
-/// Stops the media relay at shutdown.
-struct RelayStopper: Service {
-    let relay: MediaRelay
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        await relay.shutdown()
-    }
-}
-
-/// Closes the database after the server has stopped taking requests.
-struct DatabaseCloser: Service {
-    let database: Database
-
-    var nodes: SharedNodeBus? = nil
-
-    func run() async throws {
-        try? await gracefulShutdown()
-        await nodes?.stop()
-        try await database.close()
-    }
-}
-
-/// A secret generated once and kept in the data folder (mode 0600), so tokens survive restarts
-/// without anyone having to configure one.
-enum SecretFile {
-    /// The secret kept in `path`, made there on first use — except when several nodes share the
-    /// database (`shared`): one node's made-up secret would not be the others', so the setting
-    /// named `setting` must be given (or the file brought along from a moved installation).
-    static func load(_ path: String, shared: Bool = false, setting: String = "") throws -> String {
-        if let existing = try? String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines),
-           existing.count >= 32 {
-            return existing
-        }
-        if shared {
-            throw ParleyError(.internalFailure, code: "invalid_config", """
-                database.url is PostgreSQL, which several nodes share: set \(setting), the same on every node \
-                (a secret each node made up for itself would not be the others'), or bring \(path) along from the installation you moved
-                """)
-        }
-        let secret = SecretToken.generate().value
-        guard FileManager.default.createFile(atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
-        return secret
-    }
-}
 
 extension ParleyServer {
     /// The listener of `metrics.listen` (`host:port`): `/metrics` without the admin token, for a

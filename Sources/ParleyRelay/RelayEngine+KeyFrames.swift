@@ -41,14 +41,6 @@ extension RelayEngine {
         flushIfNeeded()
     }
 
-    /// From the timer: asks again for the receivers still waiting for their key frame.
-    func repeatKeyFrameRequests(now: NIODeadline) {
-        for leg in legs.values {
-            guard let wait = leg.keyFrameWait, leg.canReceiveMedia, wait.isDue(at: now) else { continue }
-            requestKeyFrame(for: leg, now: now)
-        }
-    }
-
     /// On the packet path, for a video packet about to go to `target` that waits for a key frame.
     func noteKeyFrame(_ packet: UnsafeRawBufferPointer, header: RTPHeader, to target: RelayLeg) {
         guard target.canReceiveMedia, header.payloadRange.upperBound <= packet.count,

@@ -181,9 +181,10 @@ final class RelayEngine: @unchecked Sendable {
                 logger.notice("leg dead: no consent", metadata: [
                     "leg": "\(leg.id)", "owner": "\(leg.owner)", "neverGranted": "\(consent == .neverGranted)"])
                 events.yield(LegEvent(leg: leg.id, owner: leg.owner, kind: .dead))
+            } else if let wait = leg.keyFrameWait, leg.canReceiveMedia, wait.isDue(at: now) {
+                requestKeyFrame(for: leg, now: now)
             }
         }
-        repeatKeyFrameRequests(now: now)
         flushIfNeeded()
     }
 

@@ -1,0 +1,44 @@
+import Foundation
+import Logging
+import ParleyCalls
+import ParleyCore
+import ParleyRealtime
+import ParleyRelay
+import ParleyStorage
+import ServiceLifecycle
+
+/// Follows the relay's leg events for the calls; ends every call at shutdown.
+struct CallKeeper: Service {
+    let calls: CallService
+    let relay: MediaRelay
+
+    func run() async throws {
+        let follower = Task { await calls.followRelay(relay.events) }
+        try? await gracefulShutdown()
+        await calls.shutdown()
+        follower.cancel()
+    }
+}
+
+/// Stops the media relay at shutdown.
+struct RelayStopper: Service {
+    let relay: MediaRelay
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await relay.shutdown()
+    }
+}
+
+/// Closes the database after the server has stopped taking requests.
+struct DatabaseCloser: Service {
+    let database: Database
+
+    var nodes: SharedNodeBus? = nil
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await nodes?.stop()
+        try await database.close()
+    }
+}
