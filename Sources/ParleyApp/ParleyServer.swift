@@ -171,12 +171,21 @@ public enum ParleyServer {
                                               udpCandidates: config.mediaUDPCandidates),
             logger: logger, metrics: RelayMetrics(factory: metrics))
         let echo = EchoCalls(relay: relay, lifetime: .seconds(config.echoCallSeconds), logger: logger)
+        // Several nodes: a call lives on the node it was placed on; the others reach it over the bus.
+        let callNetwork = sharedBus.map { SharedCallNetwork(database: database, requests: $0, logger: logger) }
         let calls = CallService(
             legs: relay, permissions: friends, recorder: StoredCallRecorder(store: SQLCallStore(database: database), chat: chat),
             events: events, timers: SystemCallTimers(clock: clock),
             settings: .init(ringTimeout: .seconds(config.ringSeconds), reconnectGrace: .seconds(config.reconnectGraceSeconds)),
             invitesPerMinute: config.callInvitesPerMinute, restartsPerMinute: config.iceRestartsPerMinute,
-            metrics: CallMetrics(factory: metrics), logger: logger)
+            metrics: CallMetrics(factory: metrics), network: callNetwork ?? LocalCallNetwork(), logger: logger)
+        if let sharedBus, let callNetwork {
+            sharedBus.answer(CallRequest.topic) { body in
+                guard let request = CallRequest.decode(body) else { return CallReply.failed(.badRequest("not a call request")).json }
+                return await calls.serve(request).json
+            }
+            callNetwork.start { await calls.abandoned($0) }
+        }
         friends.onBlock { blocker, blocked in await calls.blocked(blocked, by: blocker) }
         friends.onBlock { blocker, blocked in await chat.blocked(blocked, by: blocker) }
         let presence = PresenceService(accounts: accounts, friends: friends, chat: chat, events: events, publicBaseURL: publicBaseURL,

@@ -89,19 +89,23 @@ public struct CallBook: Sendable {
             return .glare(crossing.key)
         }
         if liveCall(of: caller) != nil { throw CallErrors.alreadyInCall }
-        var machine = CallStateMachine(id: id, caller: caller, callerDevice: device, callee: callee, media: media, startedAt: now)
-        if liveCall(of: callee) != nil {
-            // Never rang: ended busy for the caller, a missed call for the callee.
-            _ = try? machine.handle(.hangup(user: caller), at: now)
-            endedCount += 1
-            remember(machine, at: now)
-            return .busy([
-                .record(Self.history(machine, reason: .busy, answered: false, duration: 0)),
-                .announce(.callEnded(CallEndedEvent(callId: id.rawValue, reason: .busy, durationSeconds: 0)), to: [caller], except: nil),
-            ])
-        }
-        calls[id] = Entry(machine: machine)
+        if liveCall(of: callee) != nil { return .busy(busy(id, from: caller, device: device, to: callee, media: media, at: now)) }
+        calls[id] = Entry(machine: CallStateMachine(id: id, caller: caller, callerDevice: device, callee: callee, media: media, startedAt: now))
         return .placed
+    }
+
+    /// A call to someone in another call (here or on another node): it never rings; it ends
+    /// busy for the caller and is a missed call for the callee.
+    public mutating func busy(_ id: CallID, from caller: UserID, device: SessionID, to callee: UserID, media: CallMedia,
+                              at now: Date) -> [Action] {
+        var machine = CallStateMachine(id: id, caller: caller, callerDevice: device, callee: callee, media: media, startedAt: now)
+        _ = try? machine.handle(.hangup(user: caller), at: now)
+        endedCount += 1
+        remember(machine, at: now)
+        return [
+            .record(Self.history(machine, reason: .busy, answered: false, duration: 0)),
+            .announce(.callEnded(CallEndedEvent(callId: id.rawValue, reason: .busy, durationSeconds: 0)), to: [caller], except: nil),
+        ]
     }
 
     /// Whether `user` on `device` may answer now (checked before the callee's leg is made).
@@ -297,6 +301,9 @@ public struct CallBook: Sendable {
         let ringing = calls.values.filter { $0.machine.phase == .ringing }.count
         return (ringing, calls.count - ringing, endedCount)
     }
+
+    /// Whether call `id` is live in this book.
+    public func holds(_ id: CallID) -> Bool { calls[id] != nil }
 
     /// The live call `user` takes part in, if any.
     public func liveCall(of user: UserID) -> CallID? {

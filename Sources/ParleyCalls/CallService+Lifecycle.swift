@@ -33,21 +33,25 @@ extension CallService: DevicePresence {
     /// A device left the realtime socket: if it is in a call, the call waits for it a while.
     public func deviceDisconnected(_ device: SessionID, user: UserID) async {
         await perform(book.deviceLeft(device, user: user))
+        await tellOtherNodes(of: user, .deviceLeft(device, user: user))
     }
 
     /// The device is back in time: its call goes on.
     public func deviceReconnected(_ device: SessionID, user: UserID) async {
         await perform(book.deviceReturned(device, user: user))
+        await tellOtherNodes(of: user, .deviceReturned(device, user: user))
     }
 
     /// A block ends any call between the two at once.
     public func blocked(_ blocked: UserID, by blocker: UserID) async {
         await perform(book.blocked(blocked, by: blocker, at: timers.now()))
+        await tellOtherNodes(of: blocker, .blocked(blocked, by: blocker))
     }
 
     /// Ends every call: the server is stopping.
     public func shutdown() async {
         await perform(book.shutdown(at: timers.now()))
+        await network.stop()
     }
 
     /// Calls by state, for /admin/status.

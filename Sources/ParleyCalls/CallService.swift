@@ -14,6 +14,8 @@ public actor CallService {
     let recorder: any CallRecorder
     let events: any EventPublisher
     let timers: any CallTimers
+    /// The other nodes' calls, and how a command reaches the node holding its call.
+    let network: any CallNetwork
     let logger: Logger
     var book: CallBook
     var running: [CallBook.Timer: CallTimerHandle] = [:]
@@ -29,8 +31,9 @@ public actor CallService {
 
     public init(legs: any CallLegs, permissions: any CallPermissions, recorder: any CallRecorder, events: any EventPublisher,
                 timers: any CallTimers, settings: CallBook.Settings, invitesPerMinute: Int = 30, restartsPerMinute: Int = 20,
-                metrics: CallMetrics = .none, logger: Logger) {
+                metrics: CallMetrics = .none, network: any CallNetwork = LocalCallNetwork(), logger: Logger) {
         self.metrics = metrics
+        self.network = network
         self.inviteLimit = RateLimiter(limit: max(invitesPerMinute, 1), window: 60)
         self.restartLimit = RateLimiter(limit: max(restartsPerMinute, 1), window: 60)
         self.legs = legs
@@ -51,14 +54,36 @@ public actor CallService {
 
     /// Places a call (friends only). A callee in another call makes it end `busy` at once; a
     /// callee whose own call to this caller is ringing, or still being placed, gets that call
-    /// answered instead (glare: two invites that cross become one call).
+    /// answered instead (glare: two invites that cross become one call) — on whichever node.
     public func invite(from caller: UserID, device: SessionID, to callee: UserID, media: CallMedia, sdp: String) async throws -> Invitation {
         guard caller != callee else { throw CallErrors.callYourself }
         try inviteLimit.admit(caller.rawValue, now: timers.now())
         try await permissions.requireFriendship(from: caller, to: callee)
         let id = CallID.generate()
         let invited = CallSetup(invited: timers.now())
-        switch try book.invite(id, from: caller, device: device, to: callee, media: media, at: timers.now()) {
+        // Across nodes, both people are reserved in the shared directory first.
+        switch try await network.reserve(CallParties(id: id, caller: caller, callee: callee, media: media, startedAt: invited.invited)) {
+        case .reserved, .here:
+            break
+        case .callerBusy:
+            throw CallErrors.alreadyInCall
+        case .calleeBusy:
+            await perform(book.busy(id, from: caller, device: device, to: callee, media: media, at: timers.now()))
+            return Invitation(callId: id, sdp: nil, ended: .busy)
+        case .crossing(let crossing, let node):
+            logger.info("calls crossed; answering the other on its node", metadata: ["call": "\(crossing)", "node": "\(node)"])
+            let answer = try await network.send(.accept(crossing, user: caller, device: device, sdp: sdp), to: node).sdp()
+            return Invitation(callId: crossing, sdp: answer, ended: nil)
+        }
+        let placement: CallBook.Placement
+        do {
+            placement = try book.invite(id, from: caller, device: device, to: callee, media: media, at: timers.now())
+        } catch {
+            await network.release(id)
+            throw error
+        }
+        if placement != .placed { await network.release(id) }
+        switch placement {
         case .glare(let crossing):
             logger.info("calls crossed; answering the other", metadata: ["call": "\(crossing)"])
             let answer = try await accept(crossing, by: caller, device: device, sdp: sdp)
@@ -76,6 +101,7 @@ public actor CallService {
                 }
             } catch {
                 await perform(book.legFailed(id, at: timers.now()))
+                if !book.holds(id) { await network.release(id) }
                 throw error
             }
             await perform(book.legReady(id, .caller, created.0, at: timers.now()))
@@ -86,6 +112,11 @@ public actor CallService {
 
     /// The first of the callee's devices to answer gets the call.
     public func accept(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
+        if let node = await holder(of: id) { return try await network.send(.accept(id, user: user, device: device, sdp: sdp), to: node).sdp() }
+        return try await acceptHere(id, by: user, device: device, sdp: sdp)
+    }
+
+    func acceptHere(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
         try book.checkAccept(id, by: user, device: device)
         // The callee's leg joins the trace the invite started, so one call is one trace.
         let (leg, answer) = try await withSpan("relay leg", context: setup[id]?.trace ?? .current ?? .topLevel) { span in
@@ -100,25 +131,34 @@ public actor CallService {
             throw error
         }
         await perform(actions)
+        await network.answered(id, at: timers.now())
         return answer
     }
 
     public func decline(_ id: CallID, by user: UserID) async throws {
+        if let node = await holder(of: id) { return try await network.send(.decline(id, user: user), to: node).check() }
         await perform(try book.decline(id, by: user, at: timers.now()))
     }
 
     public func hangup(_ id: CallID, by user: UserID) async throws {
+        if let node = await holder(of: id) { return try await network.send(.hangup(id, user: user), to: node).check() }
         await perform(try book.hangup(id, by: user, at: timers.now()))
     }
 
     /// Microphone and camera state, passed to the other side.
     public func setMedia(_ id: CallID, by user: UserID, audio: Bool, video: Bool) async throws {
+        if let node = await holder(of: id) { return try await network.send(.media(id, user: user, audio: audio, video: video), to: node).check() }
         await perform(try book.media(id, by: user, audio: audio, video: video))
     }
 
     /// An ICE restart after a network switch: the device's new offer (new ICE credentials) for
     /// its own leg of a live call, and the relay's answer. The other side sees no change.
     public func restartICE(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
+        if let node = await holder(of: id) { return try await network.send(.restart(id, user: user, device: device, sdp: sdp), to: node).sdp() }
+        return try await restartHere(id, by: user, device: device, sdp: sdp)
+    }
+
+    func restartHere(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
         let leg = try book.leg(of: id, user: user, device: device)
         try restartLimit.admit(user.rawValue, now: timers.now())
         let answer = try await legs.restartLeg(leg, offer: sdp)
@@ -126,9 +166,13 @@ public actor CallService {
         return answer
     }
 
-    /// The live calls of a device (for `sync` after a reconnect).
-    public func liveCalls(of user: UserID, device: SessionID) -> [CommandReply.LiveCall] {
-        book.liveCalls(of: user, device: device)
+    /// The live calls of a device (for `sync` after a reconnect), on this node and the others.
+    public func liveCalls(of user: UserID, device: SessionID) async -> [CommandReply.LiveCall] {
+        var calls = book.liveCalls(of: user, device: device)
+        for node in Set(await network.callsElsewhere(of: user).map(\.node)) {
+            if case .liveCalls(let there) = try? await network.send(.liveCalls(user, device: device), to: node) { calls += there }
+        }
+        return calls
     }
 
     /// Carries out the book's actions, in order, to the end: in a task of its own, so that a
@@ -156,6 +200,7 @@ public actor CallService {
                 await events.publish(event, to: users, exceptSession: except)
                 if case .callIncoming(let incoming) = event { timeSetup(.incoming, of: CallID(rawValue: incoming.callId)) }
             case .record(let call):
+                await network.release(call.id)
                 await record(call)
                 setup[call.id] = nil
                 metrics.ended(call.answered ? "answered" : call.reason.rawValue)

@@ -32,6 +32,17 @@ public enum CallMigrations {
             try sql.execute(#"CREATE INDEX "calls_caller" ON "calls" ("caller_id", "started_at")"#)
             try sql.execute(#"CREATE INDEX "calls_callee" ON "calls" ("callee_id", "started_at")"#)
         },
+        Migration("calls.2") { sql in
+            // Who is in a live call, and on which node it is held (several nodes: SharedCallNetwork).
+            // One row per person, so a person is in one call at most; `seen_at` is renewed by the
+            // call's node while it lives.
+            try sql.execute(#"""
+                CREATE TABLE "call_parties" ("user_id" TEXT PRIMARY KEY, "call_id" TEXT NOT NULL, "node" TEXT NOT NULL, "caller_id" TEXT NOT NULL, "callee_id" TEXT NOT NULL, "media" TEXT NOT NULL, "started_at" INTEGER NOT NULL, "answered_at" INTEGER, "seen_at" INTEGER NOT NULL)
+                """#)
+            try sql.execute(#"CREATE INDEX "call_parties_call" ON "call_parties" ("call_id")"#)
+            try sql.execute(#"CREATE INDEX "call_parties_node" ON "call_parties" ("node", "seen_at")"#)
+            try sql.execute(#"CREATE INDEX "call_parties_seen" ON "call_parties" ("seen_at")"#)
+        },
     ]
 }
 

@@ -18,5 +18,10 @@ public enum EventMigrations {
             // An event every device of the user gets but one (answered elsewhere).
             try sql.execute(#"ALTER TABLE "user_events" ADD COLUMN "except_session" TEXT"#)
         },
+        Migration("events.3") { sql in
+            // Signals between nodes too large for one notification (SharedNodeBus), kept a minute.
+            try sql.execute(#"CREATE TABLE "node_parcels" ("id" TEXT PRIMARY KEY, "body" TEXT NOT NULL, "created_at" INTEGER NOT NULL)"#)
+            try sql.execute(#"CREATE INDEX "node_parcels_created" ON "node_parcels" ("created_at")"#)
+        },
     ]
 }

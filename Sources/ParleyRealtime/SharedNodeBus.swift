@@ -12,7 +12,7 @@ import Synchronization
 /// ``expiry`` (it died without its `bye`) no longer counts, so its users show offline once no
 /// other node has them. NOTIFY is not stored: a node that was not listening missed it, which is
 /// why rosters repeat.
-public final class SharedNodeBus: NodeBus, @unchecked Sendable {   // `outgoing` is a continuation; the rest is behind Mutexes
+public final class SharedNodeBus: NodeBus, NodeRequests, @unchecked Sendable {   // `outgoing` is a continuation; the rest is behind Mutexes
     public static let channel = "parley_signals"
     public static let heartbeat = Duration.seconds(5)
     public static let expiry: TimeInterval = 16
@@ -24,6 +24,10 @@ public final class SharedNodeBus: NodeBus, @unchecked Sendable {   // `outgoing`
     private let stream: AsyncStream<NodeSignal>
     /// The other nodes: the users connected on each, and when it was last heard from.
     private let remote = Mutex<[String: (users: Set<UserID>, heard: Date)]>([:])
+    /// Requests sent and not yet answered, by id.
+    let pending = Mutex<[String: CheckedContinuation<String, any Error>]>([:])
+    /// How this node answers requests, by topic.
+    let handlers = Mutex<[String: @Sendable (String) async -> String]>([:])
 
     public init(hub: EventHub, database: Database, logger: Logger) {
         self.hub = hub
@@ -52,7 +56,7 @@ public final class SharedNodeBus: NodeBus, @unchecked Sendable {   // `outgoing`
         return remote.withLock { nodes in nodes.values.contains { $0.heard > cutoff && $0.users.contains(user) } }
     }
 
-    private func send(_ signal: NodeSignal) { outgoing.yield(signal) }
+    func send(_ signal: NodeSignal) { outgoing.yield(signal) }
 
     /// Listens, says hello, sends signals in order and the roster every heartbeat, until `stop`.
     public func run() async throws {
@@ -62,7 +66,7 @@ public final class SharedNodeBus: NodeBus, @unchecked Sendable {   // `outgoing`
             self.send(NodeSignal(node: self.node, kind: .hello))
             self.sendRoster()
         }) { [weak self] json in
-            guard let self, let signal = NodeSignal.decode(json), signal.node != self.node else { return }
+            guard let self, let signal = NodeSignal.decode(json), signal.isFor(self.node) else { return }
             self.receive(signal)
         }
         send(NodeSignal(node: node, kind: .hello))
@@ -75,11 +79,15 @@ public final class SharedNodeBus: NodeBus, @unchecked Sendable {   // `outgoing`
         }
         defer { ticker.cancel() }
         for await signal in stream {
-            guard let json = signal.json else {
-                logger.warning("node signal too large; not sent", metadata: ["kind": "\(signal.kind.rawValue)"])
-                continue
-            }
-            do { try await database.notify(Self.channel, payload: json) } catch {
+            do {
+                var json = signal.json
+                if json == nil { json = try await parcel(signal) }
+                guard let json else {
+                    logger.warning("node signal too large; not sent", metadata: ["kind": "\(signal.kind.rawValue)"])
+                    continue
+                }
+                try await database.notify(Self.channel, payload: json)
+            } catch {
                 logger.error("node signal not sent", metadata: ["kind": "\(signal.kind.rawValue)", "error": "\(String(reflecting: error))"])
             }
         }
@@ -89,6 +97,7 @@ public final class SharedNodeBus: NodeBus, @unchecked Sendable {   // `outgoing`
     public func stop() async {
         if let json = NodeSignal(node: node, kind: .bye).json { try? await database.notify(Self.channel, payload: json) }
         outgoing.finish()
+        failPending()
     }
 
     private func sendRoster() {
@@ -128,6 +137,12 @@ public final class SharedNodeBus: NodeBus, @unchecked Sendable {   // `outgoing`
             sendRoster()
         case .bye:
             _ = remote.withLock { $0.removeValue(forKey: signal.node) }
+        case .request:
+            answer(signal)
+        case .reply:
+            replied(signal)
+        case .parcel:
+            unpack(signal)
         }
     }
 }
