@@ -106,14 +106,16 @@ public enum ParleyServer {
             ? SecretFile.load(dataDirectory + "/jwt-secret", shared: config.sharesDatabase, setting: "auth.jwtSecret (AUTH_JWT_SECRET)")
             : config.jwtSecret
         let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
+        // Several nodes on one database count the limits together (login and sign-up attempts,
+        // friend and message requests, call invites, ICE restarts); messages per minute stay in
+        // each node's memory, off the send path's writes.
+        let counters: RateCounters = { name, limit, window -> any RateCounter in
+            if database.kind == .postgresql { return SQLRateCounter(database: database, name: name, limit: limit, window: window) }
+            return RateLimiter(limit: limit, window: window)
+        }
         let accounts = AccountService(
             store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
-            mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger,
-            counters: { name, limit, window -> any RateCounter in
-                // Several nodes on one database count login and sign-up attempts together.
-                if database.kind == .postgresql { return SQLRateCounter(database: database, name: name, limit: limit, window: window) }
-                return RateLimiter(limit: limit, window: window)
-            })
+            mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger, counters: counters)
 
         // On PostgreSQL every node delivers every node's events to its own sockets (LISTEN/NOTIFY).
         let hub = EventHub()
@@ -146,7 +148,7 @@ public enum ParleyServer {
             }
         }
         let friends = FriendService(store: SQLFriendStore(database: database), events: events, clock: clock,
-                                    requestsPerHour: config.friendRequestsPerHour, logger: logger)
+                                    requestsPerHour: config.friendRequestsPerHour, counters: counters, logger: logger)
         var chatSettings = ChatSettings(
             publicBaseURL: publicBaseURL, maxImageBytes: config.maxImageBytes, maxVideoBytes: config.maxVideoBytes,
             maxAudioBytes: config.maxAudioBytes)
@@ -155,7 +157,8 @@ public enum ParleyServer {
         chatSettings.attachmentQuotaBytes = config.attachmentQuotaBytes
         let chat = ChatService(
             store: SQLChatStore(database: database, events: events), friends: friends, events: events,
-            files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics, logger: logger)
+            files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics,
+            counters: counters, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
                                    clock: clock, logger: logger)
         let quotes = QuoteService(store: SQLQuoteStore(database: database, scanLimit: config.quoteSearchScanLimit), clock: clock, maxLength: max(config.quoteMaxLength, 1), logger: logger)
@@ -178,7 +181,7 @@ public enum ParleyServer {
             events: events, timers: SystemCallTimers(clock: clock),
             settings: .init(ringTimeout: .seconds(config.ringSeconds), reconnectGrace: .seconds(config.reconnectGraceSeconds)),
             invitesPerMinute: config.callInvitesPerMinute, restartsPerMinute: config.iceRestartsPerMinute,
-            metrics: CallMetrics(factory: metrics), network: callNetwork ?? LocalCallNetwork(), logger: logger)
+            metrics: CallMetrics(factory: metrics), network: callNetwork ?? LocalCallNetwork(), counters: counters, logger: logger)
         if let sharedBus, let callNetwork {
             sharedBus.answer(CallRequest.topic) { body in
                 guard let request = CallRequest.decode(body) else { return CallReply.failed(.badRequest("not a call request")).json }

@@ -20,10 +20,10 @@ public actor CallService {
     var book: CallBook
     var running: [CallBook.Timer: CallTimerHandle] = [:]
     /// Calls each user may place per minute (`limits.callInvitesPerMinute`).
-    let inviteLimit: RateLimiter
+    let inviteLimit: any RateCounter
     /// ICE restarts each user may ask for per minute (`limits.iceRestartsPerMinute`): each one
     /// parses an offer and re-keys a leg's ICE, so a flood is refused before that work.
-    let restartLimit: RateLimiter
+    let restartLimit: any RateCounter
     let metrics: CallMetrics
     /// When each call's invite arrived, and the setup steps already timed: what
     /// `parley_call_setup_seconds` measures from. Gone when the call's record is written.
@@ -31,11 +31,12 @@ public actor CallService {
 
     public init(legs: any CallLegs, permissions: any CallPermissions, recorder: any CallRecorder, events: any EventPublisher,
                 timers: any CallTimers, settings: CallBook.Settings, invitesPerMinute: Int = 30, restartsPerMinute: Int = 20,
-                metrics: CallMetrics = .none, network: any CallNetwork = LocalCallNetwork(), logger: Logger) {
+                metrics: CallMetrics = .none, network: any CallNetwork = LocalCallNetwork(), counters: RateCounters = RateLimiter.inMemory,
+                logger: Logger) {
         self.metrics = metrics
         self.network = network
-        self.inviteLimit = RateLimiter(limit: max(invitesPerMinute, 1), window: 60)
-        self.restartLimit = RateLimiter(limit: max(restartsPerMinute, 1), window: 60)
+        self.inviteLimit = counters("call_invites", max(invitesPerMinute, 1), 60)
+        self.restartLimit = counters("ice_restarts", max(restartsPerMinute, 1), 60)
         self.legs = legs
         self.permissions = permissions
         self.recorder = recorder
@@ -57,7 +58,7 @@ public actor CallService {
     /// answered instead (glare: two invites that cross become one call) — on whichever node.
     public func invite(from caller: UserID, device: SessionID, to callee: UserID, media: CallMedia, sdp: String) async throws -> Invitation {
         guard caller != callee else { throw CallErrors.callYourself }
-        try inviteLimit.admit(caller.rawValue, now: timers.now())
+        try await inviteLimit.admitting(caller.rawValue, now: timers.now())
         try await permissions.requireFriendship(from: caller, to: callee)
         let id = CallID.generate()
         let invited = CallSetup(invited: timers.now())
@@ -160,7 +161,7 @@ public actor CallService {
 
     func restartHere(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
         let leg = try book.leg(of: id, user: user, device: device)
-        try restartLimit.admit(user.rawValue, now: timers.now())
+        try await restartLimit.admitting(user.rawValue, now: timers.now())
         let answer = try await legs.restartLeg(leg, offer: sdp)
         logger.info("ICE restarted", metadata: ["call": "\(id)", "leg": "\(leg)"])
         return answer

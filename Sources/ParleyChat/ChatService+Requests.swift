@@ -37,7 +37,7 @@ extension ChatService {
             throw ChatErrors.messageRequestPending
         }
         guard try await friends.privacy(of: other).messagesFrom == .everyone else { throw FriendErrors.friendshipRequired }
-        try requestLimit.admit(user.rawValue, now: clock.now())
+        try await requestLimit.admitting(user.rawValue, now: clock.now())
         return .opening(receiver: other)
     }
 

@@ -19,13 +19,13 @@ public final class ChatService: Sendable {
     /// Messages each user may send per minute (`limits.messagesPerMinute`).
     let messageLimit: RateLimiter
     /// Message requests each user may open per hour (`limits.messageRequestsPerHour`).
-    let requestLimit: RateLimiter
+    let requestLimit: any RateCounter
     /// Send to acknowledgement (the message committed), per message.
     let acknowledged: CoreMetrics.Timer
 
     public init(store: any ChatStore, friends: FriendService, events: any EventPublisher, files: FileStore,
                 clock: any WallClock, settings: ChatSettings, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
-                logger: Logger) {
+                counters: RateCounters = RateLimiter.inMemory, logger: Logger) {
         self.acknowledged = CoreMetrics.Timer(label: "parley_message_ack_seconds", factory: metrics)
         self.store = store
         self.friends = friends
@@ -35,7 +35,7 @@ public final class ChatService: Sendable {
         self.settings = settings
         self.logger = logger
         self.messageLimit = RateLimiter(limit: max(settings.messagesPerMinute, 1), window: 60)
-        self.requestLimit = RateLimiter(limit: max(settings.messageRequestsPerHour, 1), window: 3600)
+        self.requestLimit = counters("message_requests", max(settings.messageRequestsPerHour, 1), 3600)
     }
 
     // MARK: Dialogs

@@ -13,6 +13,23 @@ public protocol RateCounter: Sendable {
     func take(_ key: String, now: Date) async throws -> Int?
 }
 
+/// Makes the counter of one limit (`name`, `limit` acts per `window` seconds): memory on one
+/// node, the shared database's `rate_events` when several nodes share one.
+public typealias RateCounters = @Sendable (_ name: String, _ limit: Int, _ window: TimeInterval) -> any RateCounter
+
+extension RateLimiter {
+    /// Counters in this process's memory.
+    public static let inMemory: RateCounters = { RateLimiter(limit: $1, window: $2) }
+}
+
+extension RateCounter {
+    /// Counts one act of `key` if it is within its share; throws `rate_limited` (with how long to
+    /// wait) when it is not. The act refused is not counted.
+    public func admitting(_ key: String, now: Date) async throws {
+        if let wait = try await take(key, now: now) { throw ParleyError.rateLimited(retryAfter: wait) }
+    }
+}
+
 extension RateLimiter: RateCounter {
     public func take(_ key: String, now: Date) -> Int? {
         do { try admit(key, now: now); return nil } catch { return error.retryAfter ?? 1 }

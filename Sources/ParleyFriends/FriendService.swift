@@ -11,12 +11,13 @@ public final class FriendService: RelationshipDirectory, Sendable {
     let clock: any WallClock
     let logger: Logger
     /// Friend requests each user may send per hour (`limits.friendRequestsPerHour`).
-    let requestLimit: RateLimiter
+    let requestLimit: any RateCounter
     /// Told of every new block (calls end a call between the two at once).
     private let blockObservers = Mutex<[@Sendable (_ blocker: UserID, _ blocked: UserID) async -> Void]>([])
 
-    public init(store: any FriendStore, events: any EventPublisher, clock: any WallClock, requestsPerHour: Int = 100, logger: Logger) {
-        self.requestLimit = RateLimiter(limit: max(requestsPerHour, 1), window: 3600)
+    public init(store: any FriendStore, events: any EventPublisher, clock: any WallClock, requestsPerHour: Int = 100,
+                counters: RateCounters = RateLimiter.inMemory, logger: Logger) {
+        self.requestLimit = counters("friend_requests", max(requestsPerHour, 1), 3600)
         self.store = store
         self.events = events
         self.clock = clock
@@ -47,7 +48,7 @@ public final class FriendService: RelationshipDirectory, Sendable {
     /// Asks `target` to be friends; if they had already asked, the two become friends at once.
     public func sendRequest(from sender: UserID, to target: UserID) async throws -> RequestOutcome {
         guard sender != target else { throw FriendErrors.yourself }
-        try requestLimit.admit(sender.rawValue, now: clock.now())
+        try await requestLimit.admitting(sender.rawValue, now: clock.now())
         guard try await store.userExists(target) else { throw FriendErrors.userNotFound }
         let request = FriendRequest(id: .generate(), from: sender, to: target, createdAt: clock.now())
         switch try await store.placeRequest(request) {

@@ -131,4 +131,25 @@ import Testing
             }
         }
     }
+
+    @Test func limitsOfBusyPathsCountTogetherOnBothNodes() async throws {
+        try await TwoNodesTests.twoNodes({ $0.callInvitesPerMinute = 1; $0.friendRequestsPerHour = 1 }) { one, node1, two, node2 in
+            let ann = try await node1.signUp("Ann", "ann@example.com", outbox: one.outbox)
+            let bo = try await node2.signUp("Bo", "bo@example.com", outbox: two.outbox)
+            let cy = try await node2.signUp("Cy", "cy@example.com", outbox: two.outbox)
+            // One friend request an hour: Ann's second, on the other node, is refused.
+            #expect(try await node1.call(.post, "/v1/friends/requests", json: ["userId": bo.id], token: ann.accessToken).status.code < 300)
+            let second = try await node2.call(.post, "/v1/friends/requests", json: ["userId": cy.id], token: ann.accessToken)
+            #expect(second.errorCode == "rate_limited", "\(second.text)")
+            // One call a minute: Ann calls Bo from node 1 and cancels; her next call, from node 2, is refused.
+            // Bo asks Ann back (his one request), which makes them friends.
+            #expect(try await node2.call(.post, "/v1/friends/requests", json: ["userId": ann.id], token: bo.accessToken).status == .ok)
+            let (onOne, _) = try await RealtimeClient.connect(port: node1.port!, token: ann.accessToken)
+            let (onTwo, _) = try await RealtimeClient.connect(port: node2.port!, token: ann.accessToken)
+            defer { onOne.close(); onTwo.close() }
+            let id = try #require(try await Self.invite(onOne, bo)["callId"] as? String)
+            #expect(try await onOne.command("call.hangup", ["callId": id]).ok == true)
+            #expect(try await Self.invite(onTwo, bo).errorCode == "rate_limited")
+        }
+    }
 }
