@@ -45,6 +45,8 @@ public enum ParleyServer {
         public let tls: TLSConfiguration?
         /// What `/admin/status` and `/metrics` read, and the metrics registry.
         public let operations: Operations
+        /// The shared rate counts' pruning, on PostgreSQL (one node counts in memory).
+        public let rateEvents: RateEventPruner?
     }
 
     /// Every module's schema steps, in the order a server applies them (and `migrate-data` too).
@@ -106,14 +108,18 @@ public enum ParleyServer {
             ? SecretFile.load(dataDirectory + "/jwt-secret", shared: config.sharesDatabase, setting: "auth.jwtSecret (AUTH_JWT_SECRET)")
             : config.jwtSecret
         let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
+        var longestRateWindow: TimeInterval = 0
         let accounts = AccountService(
             store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
             mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger,
             counters: { name, limit, window -> any RateCounter in
                 // Several nodes on one database count login and sign-up attempts together.
+                longestRateWindow = max(longestRateWindow, window)
                 if database.kind == .postgresql { return SQLRateCounter(database: database, name: name, limit: limit, window: window) }
                 return RateLimiter(limit: limit, window: window)
             })
+        let rateEvents = database.kind == .postgresql
+            ? RateEventPruner(database: database, clock: clock, keep: longestRateWindow) : nil
 
         // On PostgreSQL every node delivers every node's events to its own sockets (LISTEN/NOTIFY).
         let hub = EventHub()
@@ -223,7 +229,7 @@ public enum ParleyServer {
         return Parts(
             database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, relay: relay, calls: calls, events: events, gateway: gateway, router: router,
             mailTransport: mail, smsTransport: sms, push: push, pushStore: pushStore, tls: try ServerTLS.configuration(config),
-            operations: dependencies.operations)
+            operations: dependencies.operations, rateEvents: rateEvents)
     }
 
     /// The runnable application: HTTP server plus the services that stop with it.
@@ -231,6 +237,9 @@ public enum ParleyServer {
         _ config: ParleyConfiguration, parts: Parts, logger: Logger, lifecycle: Bool = true
     ) -> some ApplicationProtocol {
         let stories = parts.stories, events = parts.events, relay = parts.relay, accounts = parts.accounts
+        let rateEvents: [any Service] = parts.rateEvents.map { pruner in
+            [PeriodicTask(name: "rate-events-prune", every: .seconds(60), logger: logger) { try await pruner.prune() }]
+        } ?? []
         let scheme = parts.tls == nil ? "http" : "https"
         return Application(
             router: parts.router,
@@ -242,7 +251,7 @@ public enum ParleyServer {
                 PeriodicTask(name: "story-sweep", every: .seconds(300), logger: logger) { _ = try await stories.sweep() },
                 PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
                 PeriodicTask(name: "unverified-sweep", every: .seconds(3600), logger: logger) { try await accounts.sweepUnverified() },
-            ],
+            ] + rateEvents,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.httpPort
                 logger.notice("Parley listening", metadata: [
