@@ -110,7 +110,7 @@ public enum ParleyServer {
         let tokens = await AccessTokens(secret: secret, lifetime: settings.accessTokenLifetime, clock: clock)
         var longestRateWindow: TimeInterval = 0
         let accounts = AccountService(
-            store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
+            store: SQLAccountStore(database: database), files: try FileStore(root: config.effectiveFilesDirectory + "/avatars"),
             mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger,
             counters: { name, limit, window -> any RateCounter in
                 // Several nodes on one database count login and sign-up attempts together.
@@ -161,7 +161,7 @@ public enum ParleyServer {
         chatSettings.attachmentQuotaBytes = config.attachmentQuotaBytes
         let chat = ChatService(
             store: SQLChatStore(database: database, events: events), friends: friends, events: events,
-            files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics, logger: logger)
+            files: try FileStore(root: config.effectiveFilesDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
                                    clock: clock, logger: logger)
         let quotes = QuoteService(store: SQLQuoteStore(database: database, scanLimit: config.quoteSearchScanLimit), clock: clock, maxLength: max(config.quoteMaxLength, 1), logger: logger)
