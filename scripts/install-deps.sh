@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Parley needs to build and run, only those that are missing.
+# Installs the Debian packages Parley needs to build and run, only those that are missing, and
+# any named on the command line (scripts/test.sh names what the tests run beside Parley: coturn,
+# prometheus, haproxy, …; `scripts/install-deps.sh haproxy` for the load balancer of
+# docs/examples/haproxy.cfg).
 set -euo pipefail
 packages=(pkg-config libssl-dev libsrtp2-dev libopus-dev libvpx-dev libsqlite3-dev "$@")
 missing=()

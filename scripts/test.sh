@@ -2,7 +2,7 @@
 # The test command: installs what the tests need, builds, and runs every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh openssl chromium coturn prometheus ffmpeg   # coturn and chromium: the TURN tests (TurnTests.swift); prometheus: PrometheusScrapeTests; ffmpeg: real CAF/M4A recordings (VoiceMessageTests, FFmpegProbeTests)
+scripts/install-deps.sh openssl chromium coturn prometheus ffmpeg haproxy   # coturn and chromium: the TURN tests (TurnTests.swift); prometheus: PrometheusScrapeTests; ffmpeg: real CAF/M4A recordings (VoiceMessageTests, FFmpegProbeTests); haproxy: docs/examples/haproxy.cfg in front of two nodes (LoadBalancerTests)
 scripts/test-peers.sh
 export PARLEY_TEST_PYTHON="$PWD/.venv/bin/python"
 # A private PostgreSQL (Debian's, on 127.0.0.1 and a free port) for the tests on that engine.

@@ -79,5 +79,9 @@ public enum AccountMigrations {
             try sql.execute(#"CREATE TABLE "rate_events" ("name" TEXT NOT NULL, "key" TEXT NOT NULL, "at" INTEGER NOT NULL)"#)
             try sql.execute(#"CREATE INDEX "rate_events_window" ON "rate_events" ("name", "key", "at")"#)
         },
+        // Old rows of keys that never act again are pruned by time (RateEventPruner): a range on this.
+        Migration("accounts.7") { sql in
+            try sql.execute(#"CREATE INDEX "rate_events_at" ON "rate_events" ("at")"#)
+        },
     ]
 }

@@ -4,7 +4,8 @@ import ParleyStorage
 
 /// A rate limit's count kept in the database (`rate_events`), for nodes that share one: each act
 /// is a row (name, key, time); the window is counted with the index on those three, and a key's
-/// expired rows go when it acts again. Used on PostgreSQL; one node keeps its counts in memory.
+/// expired rows go when it acts again (those of a key that does not, with `RateEventPruner`).
+/// Used on PostgreSQL; one node keeps its counts in memory.
 public struct SQLRateCounter: RateCounter {
     let database: Database
     /// Which limit (several share the table).

@@ -10,6 +10,9 @@ public struct ParleyConfiguration: Sendable {
     public var tlsCertificate = ""
     public var tlsKey = ""
     public var dataDirectory = "./data"
+    /// Where uploads are kept: `files/` (attachments, stories) and `avatars/` under it. Empty: the
+    /// data folder. Nodes sharing PostgreSQL point it at one folder they all reach.
+    public var filesDirectory = ""
     /// Empty: SQLite in the data folder. Else PostgreSQL: `postgres://user:password@host:port/database?sslmode=…&pool=…`.
     public var databaseURL = ""
     public var publicBaseURL = ""
@@ -186,6 +189,7 @@ public struct ParleyConfiguration: Sendable {
         tlsCertificate = config.string(forKey: "http.tls.certificate", default: d.tlsCertificate)
         tlsKey = config.string(forKey: "http.tls.key", default: d.tlsKey)
         dataDirectory = config.string(forKey: "data.directory", default: d.dataDirectory)
+        filesDirectory = config.string(forKey: "files.directory", default: d.filesDirectory)
         databaseURL = config.string(forKey: "database.url", default: d.databaseURL)
         publicBaseURL = config.string(forKey: "http.publicBaseURL", default: d.publicBaseURL)
         webDirectory = config.string(forKey: "web.directory", default: d.webDirectory)
@@ -270,6 +274,9 @@ public struct ParleyConfiguration: Sendable {
         turn.sharedSecret = config.string(forKey: "turn.sharedSecret", isSecret: true, default: d.turn.sharedSecret)
         turn.ttlSeconds = config.int(forKey: "turn.ttlSeconds", default: d.turn.ttlSeconds)
     }
+
+    /// The folder holding `files/` and `avatars/`: `files.directory`, else the data folder.
+    public var effectiveFilesDirectory: String { filesDirectory.isEmpty ? dataDirectory : filesDirectory }
 
     /// Whether Parley itself terminates TLS (`http.tls.certificate` and `http.tls.key`).
     public var servesTLS: Bool { !tlsCertificate.isEmpty || !tlsKey.isEmpty }

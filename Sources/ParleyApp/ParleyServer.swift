@@ -45,6 +45,8 @@ public enum ParleyServer {
         public let tls: TLSConfiguration?
         /// What `/admin/status` and `/metrics` read, and the metrics registry.
         public let operations: Operations
+        /// The shared rate counts' pruning, on PostgreSQL (one node counts in memory).
+        public let rateEvents: RateEventPruner?
     }
 
     /// Every module's schema steps, in the order a server applies them (and `migrate-data` too).
@@ -114,8 +116,11 @@ public enum ParleyServer {
             return RateLimiter(limit: limit, window: window)
         }
         let accounts = AccountService(
-            store: SQLAccountStore(database: database), files: try FileStore(root: dataDirectory + "/avatars"),
+            store: SQLAccountStore(database: database), files: try FileStore(root: config.effectiveFilesDirectory + "/avatars"),
             mail: mail, sms: sms, tokens: tokens, clock: clock, settings: settings, logger: logger, counters: counters)
+        // The longest window any shared counter reads (the hourly ones, or a longer login window).
+        let rateEvents = database.kind == .postgresql
+            ? RateEventPruner(database: database, clock: clock, keep: max(3600, TimeInterval(config.loginWindowSeconds))) : nil
 
         // On PostgreSQL every node delivers every node's events to its own sockets (LISTEN/NOTIFY).
         let hub = EventHub()
@@ -157,7 +162,7 @@ public enum ParleyServer {
         chatSettings.attachmentQuotaBytes = config.attachmentQuotaBytes
         let chat = ChatService(
             store: SQLChatStore(database: database, events: events), friends: friends, events: events,
-            files: try FileStore(root: dataDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics,
+            files: try FileStore(root: config.effectiveFilesDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics,
             counters: counters, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
                                    clock: clock, logger: logger)
@@ -235,7 +240,7 @@ public enum ParleyServer {
         return Parts(
             database: database, accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, relay: relay, calls: calls, events: events, gateway: gateway, router: router,
             mailTransport: mail, smsTransport: sms, push: push, pushStore: pushStore, tls: try ServerTLS.configuration(config),
-            operations: dependencies.operations)
+            operations: dependencies.operations, rateEvents: rateEvents)
     }
 
     /// The runnable application: HTTP server plus the services that stop with it.
@@ -243,6 +248,9 @@ public enum ParleyServer {
         _ config: ParleyConfiguration, parts: Parts, logger: Logger, lifecycle: Bool = true
     ) -> some ApplicationProtocol {
         let stories = parts.stories, events = parts.events, relay = parts.relay, accounts = parts.accounts
+        let rateEvents: [any Service] = parts.rateEvents.map { pruner in
+            [PeriodicTask(name: "rate-events-prune", every: .seconds(60), logger: logger) { try await pruner.prune() }]
+        } ?? []
         let scheme = parts.tls == nil ? "http" : "https"
         return Application(
             router: parts.router,
@@ -254,7 +262,7 @@ public enum ParleyServer {
                 PeriodicTask(name: "story-sweep", every: .seconds(300), logger: logger) { _ = try await stories.sweep() },
                 PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
                 PeriodicTask(name: "unverified-sweep", every: .seconds(3600), logger: logger) { try await accounts.sweepUnverified() },
-            ],
+            ] + rateEvents,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.httpPort
                 logger.notice("Parley listening", metadata: [

@@ -51,9 +51,16 @@ extension FileStore {
 
     public func discard(stagedAt path: String) { unlink(path) }
 
-    /// Staged files left by a process that stopped mid-upload.
-    func sweepStaging() {
+    /// Staged files left by a process that stopped mid-upload: those untouched for `age` seconds.
+    /// A fresh one may be another node's upload arriving now (nodes that share the root share
+    /// this folder), so it stays.
+    func sweepStaging(olderThan age: TimeInterval = 3600) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: stagingDirectory) else { return }
-        for name in names { unlink(stagingDirectory + "/" + name) }
+        let cutoff = Date().addingTimeInterval(-age)
+        for name in names {
+            let path = stagingDirectory + "/" + name
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+            if let modified, modified < cutoff { unlink(path) }
+        }
     }
 }

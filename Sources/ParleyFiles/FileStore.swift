@@ -3,6 +3,8 @@ import Foundation
 
 /// Content-addressed files under a root folder: a file's name is the SHA-256 of its bytes, so the
 /// same avatar uploaded twice is stored once, and a name cannot be guessed from anything else.
+/// Several nodes may share one root (a folder on a shared file system): every file appears by a
+/// rename, whole, and nothing about the files is kept in memory.
 public struct FileStore: Sendable {
     public let root: String
 

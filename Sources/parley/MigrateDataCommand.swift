@@ -61,8 +61,9 @@ struct MigrateDataCommand: AsyncParsableCommand {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print("Checked: \(report.tables.count) tables, \(report.rows) rows, the same count in each table on both sides (\(String(format: "%.1f", seconds)) s).")
         print("""
-            Files are not in the database: move or share \(configuration.dataDirectory)/files and \
-            \(configuration.dataDirectory)/avatars as they are (and jwt-secret and admin-token, unless auth.jwtSecret and admin.token are set), \
+            Files are not in the database: move or share \(configuration.effectiveFilesDirectory)/files and \
+            \(configuration.effectiveFilesDirectory)/avatars as they are (several nodes: into one folder that files.directory names on each), \
+            and \(configuration.dataDirectory)/jwt-secret and admin-token unless auth.jwtSecret and admin.token are set; \
             then start the nodes with database.url set to the new database.
             """)
     }
