@@ -4,7 +4,9 @@ import Testing
 
 /// Two real `parley` processes on one PostgreSQL database, as two nodes behind a load balancer:
 /// Ann's device on node 1, Bo's on node 2. A friend request and chat cross between their sockets
-/// both ways, and a block made on one node holds on both.
+/// both ways, a block made on one node holds on both, and Ann's aiortc call to Bo rings on node 2,
+/// is answered there with node 1's relay address, carries media both ways, and ends
+/// `connection_lost` for Bo when node 1 is killed mid-call.
 @Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)))
 struct TwoNodeProcessesTests {
     @Test func friendsAndChatCrossTheNodesAndABlockHoldsOnBoth() async throws {
@@ -67,6 +69,70 @@ struct TwoNodeProcessesTests {
             }
         }
     }
+
+    /// Ann's device is on node 1 and Bo's on node 2: Ann's call rings Bo on node 2, his answer
+    /// (given on node 2) points at node 1's relay, where both legs are; media flows both ways;
+    /// node 1 dies with SIGKILL and node 2 ends the call `connection_lost` for Bo.
+    @Test func aCallAcrossTheNodesEndsConnectionLostWhenTheRelayNodeDies() async throws {
+        let python = try AiortcPeer.python()
+        try await ParleyNodes.with(2) { nodes in
+            let (one, two) = (nodes[0], nodes[1])
+            let ann = try await one.http.signUp("Ann", "ann@example.com", outbox: one.outbox)
+            let bo = try await two.http.signUp("Bo", "bo@example.com", outbox: two.outbox)
+            let (annSocket, _) = try await RealtimeClient.connect(port: one.port, token: ann.token)
+            let (boSocket, _) = try await RealtimeClient.connect(port: two.port, token: bo.token)
+            defer { annSocket.close(); boSocket.close() }
+            try await Self.befriend(asker: ann, askerNode: one, askerSocket: annSocket,
+                                    answerer: bo, answererNode: two, answererSocket: boSocket)
+
+            // --hold: the peers keep their connections until killed (closing DTLS would end the call).
+            let annPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame", "--hold"])
+            let boPeer = try AiortcPeer(python: python, arguments: ["--from-first-frame", "--srtp", "cm80", "--hold"])
+            defer { annPeer.kill(); boPeer.kill() }
+            let annOffer = try #require(try await annPeer.next(timeout: .seconds(30)).sdp)
+            let boOffer = try #require(try await boPeer.next(timeout: .seconds(30)).sdp)
+
+            let invite = try await annSocket.command("call.invite", ["to": bo.id, "media": "video", "sdp": annOffer])
+            #expect(invite.ok == true, "\(invite)")
+            let callID = try #require(invite["callId"] as? String, "\(invite)")
+            let annAnswer = try #require(invite["sdp"] as? String)
+            #expect(Self.candidatePorts(annAnswer) == [one.mediaPort], "Ann's answer: \(annAnswer)")
+            try annPeer.send(answer: annAnswer)
+
+            let incoming = try await boSocket.next(timeout: .seconds(10)) { $0.type == "call.incoming" }
+            #expect(incoming["callId"] as? String == callID && incoming["from"] as? String == ann.id, "\(incoming)")
+            let accept = try await boSocket.command("call.accept", ["callId": callID, "sdp": boOffer])
+            #expect(accept.ok == true, "\(accept)")
+            let boAnswer = try #require(accept["sdp"] as? String, "\(accept)")
+            // Both legs are on node 1 (the caller's): Bo, answering on node 2, is sent there.
+            #expect(Self.candidatePorts(boAnswer) == [one.mediaPort],
+                    "Bo's answer must point at node 1's relay (\(one.mediaPort)), not node 2's (\(two.mediaPort)): \(boAnswer)")
+            try boPeer.send(answer: boAnswer)
+            _ = try await annSocket.next(timeout: .seconds(10)) { $0.type == "call.accepted" }
+
+            async let annResult = annPeer.next(timeout: .seconds(60))
+            async let boResult = boPeer.next(timeout: .seconds(60))
+            let results = try await [annResult, boResult]
+            for (name, result) in zip(["Ann", "Bo"], results) {
+                #expect(result.type == "result", "\(name): \(result.error ?? "")")
+                #expect((result.audioFrames ?? 0) >= 150, "\(name) decoded \(result)")
+                #expect((result.videoFrames ?? 0) >= 60, "\(name) decoded \(result)")
+            }
+            print("two nodes: frames Ann \(results[0].audioFrames ?? -1)/\(results[0].videoFrames ?? -1), Bo \(results[1].audioFrames ?? -1)/\(results[1].videoFrames ?? -1)")
+
+            // Node 1 dies mid-call; node 2 notices and ends the call for Bo.
+            let killedAt = ContinuousClock.now
+            one.kill9()
+            let ended = try await boSocket.next(timeout: .seconds(25)) { $0.type == "call.ended" }
+            let after = ContinuousClock.now - killedAt
+            #expect(ended["callId"] as? String == callID, "\(ended)")
+            #expect(ended["reason"] as? String == "connection_lost", "\(ended)")
+            let seconds = Double(after.components.seconds) + Double(after.components.attoseconds) / 1e18
+            print("two nodes: node 1 killed → Bo's call.ended on node 2 after \(String(format: "%.1f", seconds)) s")
+            let calls = try await two.http.call("GET", "/v1/calls", token: bo.token).json["calls"] as? [[String: Any]] ?? []
+            #expect(calls.first?["id"] as? String == callID, "Bo's calls on node 2: \(calls)")
+        }
+    }
 }
 
 extension TwoNodeProcessesTests {
@@ -94,4 +160,12 @@ extension TwoNodeProcessesTests {
 
     static func errorCode(_ answer: LiveHTTP.Answer) -> String? { (answer.json["error"] as? [String: Any])?["code"] as? String }
 
+    /// The ports of an SDP's UDP host candidates (`a=candidate:<foundation> <component> udp <priority> <address> <port> typ host`).
+    static func candidatePorts(_ sdp: String) -> Set<Int> {
+        Set(sdp.split(whereSeparator: \.isNewline).compactMap { line -> Int? in
+            let fields = line.split(separator: " ")
+            guard line.hasPrefix("a=candidate:"), fields.count > 5, fields[2].lowercased() == "udp" else { return nil }
+            return Int(fields[5])
+        })
+    }
 }
