@@ -111,8 +111,9 @@ struct ParleyNode: @unchecked Sendable {   // the Process is only signalled afte
 enum ParleyNodes {
     /// Starts `count` nodes together (so their migrations meet at the advisory lock), runs `body`
     /// once all serve, then kills them, prints their logs when `body` threw, and drops the database.
-    static func with(_ count: Int, _ body: ([ParleyNode]) async throws -> Void) async throws {
-        let url = try await TestPostgreSQL.freshDatabase(pool: 4)
+    static func with(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation,
+                     _ body: ([ParleyNode]) async throws -> Void) async throws {
+        let url = try await TestPostgreSQL.freshDatabase(pool: 4, sourceLocation: sourceLocation)
         var nodes: [ParleyNode] = []
         do {
             for n in 1...count { nodes.append(try await ParleyNode.start("node\(n)", databaseURL: url)) }
