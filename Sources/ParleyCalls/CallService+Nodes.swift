@@ -60,11 +60,13 @@ extension CallService {
         for call in calls {
             logger.warning("a call's node stopped; the call ends", metadata: ["call": "\(call.parties.id)", "node": "\(call.node)"])
             let duration = call.answeredAt.map { max(0, Int(call.lastSeen.timeIntervalSince($0).rounded())) } ?? 0
-            await events.publish(.callEnded(CallEndedEvent(callId: call.parties.id.rawValue, reason: .connectionLost, durationSeconds: duration)),
-                                 to: [call.parties.caller, call.parties.callee], exceptSession: nil)
+            // Recorded before it is announced, as CallStateMachine does: a client that reads its
+            // history on `call.ended` finds the call.
             await record(CallHistoryRecord(id: call.parties.id, caller: call.parties.caller, callee: call.parties.callee,
                                            media: call.parties.media, reason: .connectionLost, answered: call.answeredAt != nil,
                                            startedAt: call.parties.startedAt, durationSeconds: duration))
+            await events.publish(.callEnded(CallEndedEvent(callId: call.parties.id.rawValue, reason: .connectionLost, durationSeconds: duration)),
+                                 to: [call.parties.caller, call.parties.callee], exceptSession: nil)
             metrics.ended(call.answeredAt != nil ? "answered" : CallEndReason.connectionLost.rawValue)
         }
     }
