@@ -192,7 +192,7 @@ public enum ParleyServer {
                 guard let request = CallRequest.decode(body) else { return CallReply.failed(.badRequest("not a call request")).json }
                 return await calls.serve(request).json
             }
-            callNetwork.start { await calls.abandoned($0) }
+            callNetwork.start(live: { await calls.liveCallIDs() }, abandoned: { await calls.abandoned($0) })
         }
         friends.onBlock { blocker, blocked in await calls.blocked(blocked, by: blocker) }
         friends.onBlock { blocker, blocked in await chat.blocked(blocked, by: blocker) }

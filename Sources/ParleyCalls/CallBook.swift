@@ -302,6 +302,9 @@ public struct CallBook: Sendable {
         return (ringing, calls.count - ringing, endedCount)
     }
 
+    /// Every live call's id.
+    public var callIDs: [CallID] { Array(calls.keys) }
+
     /// Whether call `id` is live in this book.
     public func holds(_ id: CallID) -> Bool { calls[id] != nil }
 

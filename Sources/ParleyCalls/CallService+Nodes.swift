@@ -44,6 +44,9 @@ extension CallService {
         }
     }
 
+    /// The calls this node holds.
+    public func liveCallIDs() -> [CallID] { book.callIDs }
+
     /// Tells the nodes holding `user`'s calls elsewhere (a device's socket, a block).
     func tellOtherNodes(of user: UserID, _ request: CallRequest) async {
         guard network.isShared else { return }

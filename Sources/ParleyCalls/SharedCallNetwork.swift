@@ -100,8 +100,10 @@ public final class SharedCallNetwork: CallNetwork {
 
     /// Renews this node's rows and ends the calls of nodes that stopped, every ``heartbeat``
     /// until ``stop()``.
-    public func start(abandoned: @escaping @Sendable ([AbandonedCall]) async -> Void) {
-        let task = Task { await self.run(abandoned: abandoned) }
+    /// `live`: the calls this node's book holds (its rows of any other call are leftovers of a
+    /// release that failed, and go); `abandoned`: what ends the calls of a node that stopped.
+    public func start(live: @escaping @Sendable () async -> [CallID], abandoned: @escaping @Sendable ([AbandonedCall]) async -> Void) {
+        let task = Task { await self.run(live: live, abandoned: abandoned) }
         loop.withLock { $0 = task }
     }
 
@@ -109,11 +111,17 @@ public final class SharedCallNetwork: CallNetwork {
         loop.withLock { $0 }?.cancel()
     }
 
-    func run(abandoned: @escaping @Sendable ([AbandonedCall]) async -> Void) async {
+    func run(live: @escaping @Sendable () async -> [CallID], abandoned: @escaping @Sendable ([AbandonedCall]) async -> Void) async {
         while !Task.isCancelled {
             let now = Date()
+            let held = await live().map(\.rawValue)
+            // A row is only a leftover once older than placing a call takes (its reservation comes first).
+            let settled = now.addingTimeInterval(-Self.expiry).storageMillis
             await run("call directory renewed") { [node] sql in
                 try sql.execute(#"UPDATE "call_parties" SET "seen_at" = ? WHERE "node" = ?"#, now.storageMillis, node)
+                let keep = held.isEmpty ? "" : #" AND "call_id" NOT IN (\#(sqlPlaceholders(held.count)))"#
+                _ = try sql.query(#"DELETE FROM "call_parties" WHERE "node" = ? AND "started_at" < ?\#(keep)"#,
+                              binding: [.text(node), .integer(settled)] + held.map { .text($0) })
             }
             let lost = (try? await claimAbandoned(before: now.addingTimeInterval(-Self.expiry), except: node)) ?? []
             if !lost.isEmpty { await abandoned(lost) }

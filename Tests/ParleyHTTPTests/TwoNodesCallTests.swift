@@ -1,6 +1,8 @@
 import Foundation
 import HummingbirdTesting
 import ParleyApp
+import ParleyRealtime
+import ParleyStorage
 import ParleyTestSupport
 import Testing
 
@@ -150,6 +152,31 @@ import Testing
             let id = try #require(try await Self.invite(onOne, bo)["callId"] as? String)
             #expect(try await onOne.command("call.hangup", ["callId": id]).ok == true)
             #expect(try await Self.invite(onTwo, bo).errorCode == "rate_limited")
+        }
+    }
+
+    @Test func rowsOfACallNoNodeHoldsGoAtTheNextRenewal() async throws {
+        try await TwoNodesTests.twoNodes { one, node1, two, node2 in
+            let scene = try await Self.scene(one, node1, two, node2)
+            defer { scene.close() }
+            // Rows of a call node 1 does not hold (its release failed), renewed by nobody but node 1.
+            let node = try #require(one.parts.events.nodes as? SharedNodeBus).node
+            let old = Date().addingTimeInterval(-60).storageMillis
+            let (ann, cy) = (scene.ann.id, scene.cy.id)
+            try await one.parts.database.write { sql in
+                for user in [ann, cy] {
+                    try sql.execute(#"""
+                        INSERT INTO "call_parties" ("user_id", "call_id", "node", "caller_id", "callee_id", "media", "started_at", "seen_at")
+                        VALUES (?, 'left-behind', ?, ?, ?, 'audio', ?, ?)
+                        """#, user, node, ann, cy, old, Date().storageMillis)
+                }
+            }
+            // Within a renewal they go, and Ann is free: Bo's call from node 2 rings.
+            try await Task.sleep(for: .seconds(4))
+            let invite = try await Self.invite(scene.boSocket, scene.ann)
+            #expect(invite["ended"] == nil, "\(invite)")
+            let id = try #require(invite["callId"] as? String)
+            _ = try await scene.annSocket.next(timeout: .seconds(10)) { $0.type == "call.incoming" && $0["callId"] as? String == id }
         }
     }
 }
