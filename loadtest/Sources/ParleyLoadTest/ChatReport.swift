@@ -61,22 +61,17 @@ public struct ChatReport: Sendable, Codable {
         deliveriesPerSecond = snapshot.lastDeliveredAt.map { Double(snapshot.deliveries) / ($0 - start).seconds } ?? 0
         acknowledgementLatencyMs = snapshot.acknowledgement.summary
         deliveryLatencyMs = snapshot.delivery.summary
-        let first = timeline.samples.first, last = timeline.samples.last
-        let elapsed = first.flatMap { first in last.map { ($0.at - first.at).seconds } } ?? 0
-        /// One figure (`index`) or all of them, first sample to last.
-        func percent(_ figures: KeyPath<ChatTimeline.CPUSample, [Double?]>, _ index: Int? = nil) -> Double? {
-            guard let before = first?[keyPath: figures], let after = last?[keyPath: figures] else { return nil }
-            guard let index else { return ChatTimeline.percent(before, after, over: elapsed) }
-            guard index < before.count, index < after.count else { return nil }
-            return ChatTimeline.percent([before[index]], [after[index]], over: elapsed)
-        }
-        serverCPUPercent = percent(\.nodes)
+        // Each figure from the first to the last sample that read it: a status poll that timed
+        // out (a node's pool busy) loses a second, not the figure.
+        let samples = timeline.samples
+        let perNode = servers.indices.map { ChatTimeline.percent(samples, \.nodes, $0) }
+        serverCPUPercent = perNode.isEmpty || perNode.contains(where: { $0 == nil }) ? nil : perNode.compactMap { $0 }.reduce(0, +)
         self.nodes = servers.enumerated().map { number, server in
-            Node(server: server, users: users / servers.count + (number < users % servers.count ? 1 : 0),
-                 cpuPercent: percent(\.nodes, number), residentBytes: last.flatMap { number < $0.resident.count ? $0.resident[number] : nil })
+            Node(server: server, users: users / servers.count + (number < users % servers.count ? 1 : 0), cpuPercent: perNode[number],
+                 residentBytes: samples.last(where: { number < $0.resident.count && $0.resident[number] != nil })?.resident[number])
         }
-        generatorCPUPercent = ChatTimeline.percent([first?.generator], [last?.generator], over: elapsed)
-        processes = watched.enumerated().map { WatchedProcess(name: $1, cpuPercent: percent(\.watched, $0)) }
+        generatorCPUPercent = ChatTimeline.percent(samples, \.generatorFigures, 0)
+        processes = watched.enumerated().map { WatchedProcess(name: $1, cpuPercent: ChatTimeline.percent(samples, \.watched, $0)) }
         self.timeline = timeline.points
     }
 

@@ -219,6 +219,7 @@ struct ChatTimeline: Sendable {
         var resident: [UInt64?]
         var generator: Double?
         var watched: [Double?]
+        var generatorFigures: [Double?] { [generator] }
     }
 
     var points: [TimelinePoint] = []
@@ -234,5 +235,15 @@ struct ChatTimeline: Sendable {
             used += after - before
         }
         return used / seconds * 100
+    }
+
+    /// Percent of one core of figure `index`, from the first to the last sample that read it.
+    static func percent(_ samples: [CPUSample], _ figures: KeyPath<CPUSample, [Double?]>, _ index: Int) -> Double? {
+        let read = samples.compactMap { sample -> (at: ContinuousClock.Instant, seconds: Double)? in
+            let values = sample[keyPath: figures]
+            return index < values.count ? values[index].map { (sample.at, $0) } : nil
+        }
+        guard let first = read.first, let last = read.last else { return nil }
+        return percent([first.seconds], [last.seconds], over: (last.at - first.at).seconds)
     }
 }

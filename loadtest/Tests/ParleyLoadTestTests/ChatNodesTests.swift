@@ -73,4 +73,21 @@ struct ChatNodesTests {
         #expect(report.nodes.map(\.cpuPercent) == [50, nil])
         #expect(report.generatorCPUPercent == nil)
     }
+
+    @Test func aPollThatFailedAtTheEndLosesASecondNotTheFigure() {
+        let start = ContinuousClock.now
+        var timeline = ChatTimeline()
+        timeline.samples = [
+            .init(at: start, nodes: [1, 1], resident: [1, 1], generator: 0, watched: [0]),
+            .init(at: start + .seconds(4), nodes: [3, 2], resident: [2, 2], generator: 2, watched: [1]),
+            .init(at: start + .seconds(5), nodes: [4, nil], resident: [3, nil], generator: 3, watched: [nil]),
+        ]
+        let report = ChatReport(options: ChatOptions(), users: 2, privateDialogs: 1, groupDialogs: 0, snapshot: .init(),
+                                start: start, sendingSeconds: 4, timeline: timeline, nodes: ["a", "b"], watched: ["db"])
+        #expect(report.nodes.map(\.cpuPercent) == [60, 25])
+        #expect(report.serverCPUPercent == 85)
+        #expect(report.nodes.map(\.residentBytes) == [3, 2])
+        #expect(report.processes.first?.cpuPercent == 25)
+        #expect(report.generatorCPUPercent == 60)
+    }
 }
