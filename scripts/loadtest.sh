@@ -7,8 +7,12 @@
 #        scripts/loadtest.sh idle --users 10000                  (resident memory with 10 000 idle sockets)
 #        scripts/loadtest.sh idle --users 2000 --invites 1000    (invite → call.incoming latency)
 #        scripts/loadtest.sh calls --calls 20 --netem "delay 40ms 10ms loss 2%"   (or --netem lte: an impaired link)
+#        scripts/loadtest.sh chat --nodes 2 --users 1000 --rate 2000 --duration 30   (two nodes on one PostgreSQL)
 # --netem (root, iproute2): the harness runs in a network namespace of its own behind a veth pair
 # with tc netem on both ends (scripts/loadtest-netns.sh); the server listens on the pair's address.
+# --nodes N (chat): a private PostgreSQL cluster (scripts/postgres-test-cluster.sh: its own folder
+# and a free port) and N nodes on it, on consecutive ports from LOADTEST_HTTP_PORT / LOADTEST_MEDIA_PORT,
+# each with a data folder of its own and the same token key and admin token; user i on node i % N.
 # env: PARLEY_BIN (a folder with built `parley` and `parley-loadtest`: skips the build),
 #      LOADTEST_OUT (default loadtest-results), LOADTEST_HTTP_PORT, LOADTEST_MEDIA_PORT
 set -euo pipefail
@@ -23,14 +27,24 @@ if [ -z "$bin" ]; then
 fi
 scenario=$1; shift
 # An impaired link: checked (root, iproute2, the profile) before anything starts.
-netem=""
-args=("$@")
-for ((i = 0; i < ${#args[@]}; i++)); do
-    case "${args[i]}" in
-        --netem) netem=${args[i + 1]:-} ;;
-        --netem=*) netem=${args[i]#--netem=} ;;
+# --nodes is the script's own: taken out of what the harness is given.
+netem="" nodes=1
+args=() given=("$@")
+for ((i = 0; i < ${#given[@]}; i++)); do
+    case "${given[i]}" in
+        --netem) netem=${given[i + 1]:-} ;;
+        --netem=*) netem=${given[i]#--netem=} ;;
+        --nodes) nodes=${given[i + 1]:-}; i=$((i + 1)); continue ;;
+        --nodes=*) nodes=${given[i]#--nodes=}; continue ;;
     esac
+    args+=("${given[i]}")
 done
+set -- ${args[@]+"${args[@]}"}
+[[ "$nodes" =~ ^[1-9][0-9]*$ ]] || { echo "loadtest: --nodes is a number from 1"; exit 2; }
+if [ "$nodes" -gt 1 ]; then
+    [ "$scenario" = chat ] || { echo "loadtest: --nodes is for the chat scenario"; exit 2; }
+    [ -z "$netem" ] || { echo "loadtest: --nodes and --netem do not go together"; exit 2; }
+fi
 if [ -n "$netem" ]; then
     [ "$scenario" = calls ] || { echo "loadtest: --netem is for the calls scenario"; exit 2; }
     scripts/loadtest-netns.sh check
@@ -53,17 +67,51 @@ if [ -n "$netem" ]; then
     set -- "$@" --bind-host "$client_ip" --netem-by "$placement"
 fi
 
-HTTP_HOST=$http_host HTTP_PORT=$http_port MEDIA_PORT=$media_port MEDIA_ANNOUNCED_ADDRESS=$announce MEDIA_ANNOUNCED_ADDRESSES=::1 \
-    DATA_DIRECTORY="$work/data" ADMIN_TOKEN="$token" AUTH_BCRYPT_COST=4 \
-    LIMITS_MESSAGES_PER_MINUTE=${LIMITS_MESSAGES_PER_MINUTE:-1000000} LIMITS_CALL_INVITES_PER_MINUTE=${LIMITS_CALL_INVITES_PER_MINUTE:-1000000} \
-    LOG_LEVEL=${LOG_LEVEL:-warning} "$bin/parley" --config config/parley.yaml > "$work/server.log" 2>&1 &
-server=$!
-disown $server
-trap 'kill -9 $server 2>/dev/null || true; [ -z "$netns" ] || scripts/loadtest-netns.sh down "$netns"; rm -rf "$work"' EXIT
-for _ in $(seq 1 150); do
-    curl -fs "http://$http_host:$http_port/health" > /dev/null && break
-    kill -0 $server 2>/dev/null || { cat "$work/server.log"; echo "loadtest: the server did not start"; exit 1; }
-    sleep 0.2
+# Several nodes share one PostgreSQL: a private cluster, the same token key and admin token on each.
+shared=() database_pid="" pg_dir=""
+cleanup() {
+    for pid in ${servers[@]+"${servers[@]}"}; do kill -9 "$pid" 2>/dev/null || true; done
+    [ -z "$netns" ] || scripts/loadtest-netns.sh down "$netns"
+    [ -z "$pg_dir" ] || scripts/postgres-test-cluster.sh stop "$pg_dir"
+    rm -rf "$work"
+}
+servers=()
+trap cleanup EXIT
+if [ "$nodes" -gt 1 ]; then
+    cluster=$(scripts/postgres-test-cluster.sh start)
+    pg_dir=$(sed -n 's/^export PARLEY_TEST_POSTGRES_DIR=//p' <<< "$cluster")
+    pg_url=$(sed -n 's/^export PARLEY_TEST_POSTGRES_URL=//p' <<< "$cluster")
+    database_pid=$(head -1 "$pg_dir/data/postmaster.pid")
+    shared=(DATABASE_URL="$pg_url?pool=${LOADTEST_DATABASE_POOL:-10}"
+            AUTH_JWT_SECRET="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')")
+fi
+
+# Node k (0…nodes-1): its own ports and data folder; waits for its /health.
+start_node() {
+    local k=$1 port=$((http_port + $1))
+    mkdir -p "$work/node$k"
+    env ${shared[@]+"${shared[@]}"} HTTP_HOST=$http_host HTTP_PORT=$port MEDIA_PORT=$((media_port + k)) \
+        MEDIA_ANNOUNCED_ADDRESS=$announce MEDIA_ANNOUNCED_ADDRESSES=::1 \
+        DATA_DIRECTORY="$work/node$k/data" ADMIN_TOKEN="$token" AUTH_BCRYPT_COST=4 \
+        LIMITS_MESSAGES_PER_MINUTE=${LIMITS_MESSAGES_PER_MINUTE:-1000000} LIMITS_CALL_INVITES_PER_MINUTE=${LIMITS_CALL_INVITES_PER_MINUTE:-1000000} \
+        LOG_LEVEL=${LOG_LEVEL:-warning} "$bin/parley" --config config/parley.yaml > "$work/node$k/server.log" 2>&1 &
+    local server=$!
+    disown $server
+    servers+=("$server")
+    for _ in $(seq 1 150); do
+        curl -fs "http://$http_host:$port/health" > /dev/null && return 0
+        kill -0 $server 2>/dev/null || { cat "$work/node$k/server.log"; echo "loadtest: node $((k + 1)) did not start"; exit 1; }
+        sleep 0.2
+    done
+    cat "$work/node$k/server.log"; echo "loadtest: node $((k + 1)) did not answer /health"; exit 1
+}
+# The first node migrates the database; the others start on it after.
+extra=()
+for ((k = 0; k < nodes; k++)); do
+    start_node $k
+    [ $k -eq 0 ] || extra+=(--node "http://$http_host:$((http_port + k))")
 done
+[ -z "$database_pid" ] || extra+=(--watch "postgresql=$database_pid")
+echo "loadtest: $nodes node(s) up: ${servers[*]} (pids)${database_pid:+, PostgreSQL $database_pid}" >&2
 ${run[@]+"${run[@]}"} "$bin/parley-loadtest" "$scenario" --server "http://$http_host:$http_port" --admin-token "$token" \
-    --out "${LOADTEST_OUT:-loadtest-results}" "$@"
+    --out "${LOADTEST_OUT:-loadtest-results}" ${extra[@]+"${extra[@]}"} "$@"

@@ -1,7 +1,7 @@
 /// What the `chat` scenario runs: connected users sending text messages at a fixed total rate to
 /// their private and group dialogs.
 public struct ChatOptions: Sendable {
-    /// Connected users; befriended in groups of up to 200 (everyone with everyone).
+    /// Connected users; befriended in groups of 20 (everyone with everyone), or of `groupSize` when larger.
     public var users = 100
     /// Messages sent per second, over all users (open loop: the schedule does not wait for replies).
     public var messagesPerSecond = 100.0

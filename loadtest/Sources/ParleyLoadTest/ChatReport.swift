@@ -22,12 +22,31 @@ public struct ChatReport: Sendable, Codable {
     public var acknowledgementLatencyMs: PercentileSummary
     /// `message.send` → `message.new` at another member.
     public var deliveryLatencyMs: PercentileSummary
-    /// The server's CPU over the run, in percent of one core.
+    /// The server's CPU over the run, in percent of one core (every node's together).
     public var serverCPUPercent: Double?
+    /// Each node: its users, CPU over the run and resident memory at the end.
+    public var nodes: [Node]
+    /// The generator's own CPU over the run, in percent of one core.
+    public var generatorCPUPercent: Double?
+    /// The watched processes beside the servers (`--watch`: the database), in percent of one core.
+    public var processes: [WatchedProcess]
     public var timeline: [TimelinePoint]
 
+    public struct Node: Sendable, Codable {
+        public var server: String
+        public var users: Int
+        public var cpuPercent: Double?
+        public var residentBytes: UInt64?
+    }
+
+    public struct WatchedProcess: Sendable, Codable {
+        public var name: String
+        public var cpuPercent: Double?
+    }
+
     init(options: ChatOptions, users: Int, privateDialogs: Int, groupDialogs: Int, snapshot: ChatCollector.Snapshot,
-         start: ContinuousClock.Instant, sendingSeconds: Double, timeline: ChatTimeline) {
+         start: ContinuousClock.Instant, sendingSeconds: Double, timeline: ChatTimeline, nodes servers: [String] = [],
+         watched: [String] = []) {
         self.users = users
         self.privateDialogs = privateDialogs
         self.groupDialogs = groupDialogs
@@ -42,9 +61,17 @@ public struct ChatReport: Sendable, Codable {
         deliveriesPerSecond = snapshot.lastDeliveredAt.map { Double(snapshot.deliveries) / ($0 - start).seconds } ?? 0
         acknowledgementLatencyMs = snapshot.acknowledgement.summary
         deliveryLatencyMs = snapshot.delivery.summary
-        if let first = timeline.statuses.first, let last = timeline.statuses.last, last.at > first.at {
-            serverCPUPercent = (last.status.process.cpuSeconds - first.status.process.cpuSeconds) / (last.at - first.at).seconds * 100
+        // Each figure from the first to the last sample that read it: a status poll that timed
+        // out (a node's pool busy) loses a second, not the figure.
+        let samples = timeline.samples
+        let perNode = servers.indices.map { ChatTimeline.percent(samples, \.nodes, $0) }
+        serverCPUPercent = perNode.isEmpty || perNode.contains(where: { $0 == nil }) ? nil : perNode.compactMap { $0 }.reduce(0, +)
+        self.nodes = servers.enumerated().map { number, server in
+            Node(server: server, users: users / servers.count + (number < users % servers.count ? 1 : 0), cpuPercent: perNode[number],
+                 residentBytes: samples.last(where: { number < $0.resident.count && $0.resident[number] != nil })?.resident[number])
         }
+        generatorCPUPercent = ChatTimeline.percent(samples, \.generatorFigures, 0)
+        processes = watched.enumerated().map { WatchedProcess(name: $1, cpuPercent: ChatTimeline.percent(samples, \.watched, $0)) }
         self.timeline = timeline.points
     }
 
@@ -53,11 +80,24 @@ public struct ChatReport: Sendable, Codable {
         var lines = [
             "chat: \(users) users, \(privateDialogs) private + \(groupDialogs) group dialogs, \(requestedMessagesPerSecond.fixed(0)) msg/s asked for \(sendingSeconds.fixed(0)) s",
             "  sent / acknowledged          \(sent) / \(acknowledged)  (\(acknowledgedPerSecond.fixed(1)) msg/s acknowledged)",
-            "  deliveries                   \(deliveries) of \(expectedDeliveries) expected  (\(deliveriesPerSecond.fixed(1)) per second)",
+            "  deliveries                   \(deliveries) of \(expectedDeliveries) expected, \(max(0, expectedDeliveries - deliveries)) missing  (\(deliveriesPerSecond.fixed(1)) per second)",
         ]
         for (code, count) in refused.sorted(by: { $0.key < $1.key }) { lines.append("  refused \(count)× \(code)") }
         lines += [row("acknowledgement latency", acknowledgementLatencyMs), row("delivery latency", deliveryLatencyMs)]
-        if let serverCPUPercent { lines.append("  server CPU                   \(serverCPUPercent.fixed(1)) % of a core") }
+        if let serverCPUPercent {
+            lines.append("  server CPU                   \(serverCPUPercent.fixed(1)) % of a core" + (nodes.count > 1 ? " (\(nodes.count) nodes)" : ""))
+        }
+        if nodes.count > 1 {
+            for (number, node) in nodes.enumerated() {
+                let cpu = node.cpuPercent.map { "\($0.fixed(1)) % of a core" } ?? "-"
+                let memory = node.residentBytes.map { ", \($0 >> 20) MiB resident" } ?? ""
+                lines.append("    node \(number + 1) \(node.server)  \(node.users) users  \(cpu)\(memory)")
+            }
+        }
+        for process in processes {
+            lines.append("  \((process.name + " CPU").padding(toLength: 28, withPad: " ", startingAt: 0)) \(process.cpuPercent.map { "\($0.fixed(1)) % of a core" } ?? "-")")
+        }
+        if let generatorCPUPercent { lines.append("  generator CPU                \(generatorCPUPercent.fixed(1)) % of a core") }
         return lines.joined(separator: "\n")
     }
 }

@@ -1,24 +1,38 @@
 import Foundation
+import ParleyCore
 import ParleyMediaClient
 import Synchronization
 
 /// The `chat` scenario: `users` devices on the realtime socket send `message.send` at a fixed total
 /// rate, round-robin over the users, each to its private dialog (with its friend) or its group
 /// dialog. Each message carries its send time; every member's `message.new` gives a delivery
-/// latency, every reply an acknowledgement latency.
+/// latency, every reply an acknowledgement latency. With several nodes of one installation (one
+/// PostgreSQL), user `i` connects to node `i % nodes.count`, so most dialogs cross nodes; users
+/// are seeded and dialogs opened through the first.
 public struct ChatScenario: Sendable {
     public let api: ServerAPI
     public let options: ChatOptions
+    /// Every node, the first being `api`.
+    public let nodes: [ServerAPI]
+    /// Processes beside the servers whose CPU the report gives (the database).
+    public let watched: [ProcessTreeCPU]
 
-    public init(api: ServerAPI, options: ChatOptions) {
+    public init(api: ServerAPI, options: ChatOptions, otherNodes: [ServerAPI] = [], watched: [ProcessTreeCPU] = []) {
         self.api = api
         self.options = options
+        nodes = [api] + otherNodes
+        self.watched = watched
     }
 
     struct Dialog: Sendable {
         var id: String
         var members: Int
     }
+
+    /// Users are seeded, and befriended everyone with everyone, in groups of this many; a user's
+    /// private and group dialogs are inside their group. (200 made seeding on PostgreSQL take
+    /// minutes, 20 000 friendships a group, and connecting sent each user's presence to 199 friends.)
+    var friendGroup: Int { max(20, options.groupSize) }
 
     /// The process-wide origin of the send times carried in the messages.
     static let epoch = ContinuousClock.now
@@ -29,7 +43,7 @@ public struct ChatScenario: Sendable {
         var users: [ServerAPI.User] = []
         var batchStart = 0
         while batchStart < options.users {
-            let count = min(200, options.users - batchStart)
+            let count = min(friendGroup, options.users - batchStart)
             users += try await api.seedUsers(count: count, prefix: "\(prefix)b\(batchStart)x", befriend: "all")
             batchStart += count
         }
@@ -57,7 +71,8 @@ public struct ChatScenario: Sendable {
         let privateCount = dialogs.filter { $0.private != nil }.count / 2
         let groups = Set(dialogs.compactMap { $0.group?.id }).count
         return ChatReport(options: options, users: users.count, privateDialogs: privateCount, groupDialogs: groups,
-                          snapshot: collector.snapshot, start: start, sendingSeconds: options.duration.seconds, timeline: timeline)
+                          snapshot: collector.snapshot, start: start, sendingSeconds: options.duration.seconds, timeline: timeline,
+                          nodes: nodes.map(\.baseURL), watched: watched.map(\.name))
     }
 
     /// Per user: its private dialog (with its pair) and its group dialog, if any.
@@ -65,7 +80,7 @@ public struct ChatScenario: Sendable {
         var byUser: [(private: Dialog?, group: Dialog?)] = Array(repeating: (nil, nil), count: users.count)
         var batch = 0
         while batch < users.count {
-            let batchEnd = min(batch + 200, users.count)
+            let batchEnd = min(batch + friendGroup, users.count)
             for k in stride(from: batch, to: batchEnd - 1, by: 2) {
                 let id = try await api.openDialog(token: users[k].accessToken, ["type": "private", "userId": users[k + 1].id])
                 byUser[k].private = Dialog(id: id, members: 2)
@@ -85,8 +100,20 @@ public struct ChatScenario: Sendable {
         return byUser
     }
 
+    /// The user `i`'s socket on node `i % nodes.count`; in the order of `users`.
     private func connectAll(_ users: [ServerAPI.User], collector: ChatCollector) async throws -> [RealtimeConnection] {
-        try await RealtimeConnection.connectAll(url: api.realtimeURL, tokens: users.map(\.accessToken)) { index in
+        var connections: [RealtimeConnection?] = Array(repeating: nil, count: users.count)
+        for (number, node) in nodes.enumerated() {
+            let mine = Array(stride(from: number, to: users.count, by: nodes.count))
+            let opened = try await connectAll(mine.map { users[$0] }, url: node.realtimeURL, collector: collector)
+            guard opened.count == mine.count else { throw ServerAPI.Failure(status: 0, body: "\(node.baseURL): sockets not opened") }
+            for (index, connection) in zip(mine, opened) { connections[index] = connection }
+        }
+        return connections.compactMap { $0 }
+    }
+
+    private func connectAll(_ users: [ServerAPI.User], url: String, collector: ChatCollector) async throws -> [RealtimeConnection] {
+        try await RealtimeConnection.connectAll(url: url, tokens: users.map(\.accessToken)) { index in
             let me = users[index].id
             return { frame in
                 guard frame.type == "message.new" else { return false }
@@ -146,15 +173,20 @@ public struct ChatScenario: Sendable {
     private func sample(_ collector: ChatCollector, start: ContinuousClock.Instant, until end: ContinuousClock.Instant,
                         progress: Progress?) async -> ChatTimeline {
         var timeline = ChatTimeline()
-        var previous: (at: ContinuousClock.Instant, snapshot: ChatCollector.Snapshot, status: ServerAPI.Status?)?
+        var previous: (at: ContinuousClock.Instant, snapshot: ChatCollector.Snapshot, cpu: ChatTimeline.CPUSample)?
         var tick = start
         while tick < end, !Task.isCancelled {
             tick += .seconds(1)
             try? await Task.sleep(until: tick)
             let now = ContinuousClock.now
             let snapshot = collector.snapshot
-            let status = try? await api.status()
-            var point = TimelinePoint(time: (now - start).seconds, active: status?.connections ?? 0, rate: 0, lossPercent: 0)
+            var statuses: [ServerAPI.Status?] = []
+            for node in nodes { statuses.append(try? await node.status()) }
+            let cpu = ChatTimeline.CPUSample(
+                at: now, nodes: statuses.map { $0?.process.cpuSeconds }, resident: statuses.map { $0?.process.residentBytes },
+                generator: ProcessStats.current()?.cpuSeconds, watched: watched.map { $0.cpuSeconds() })
+            let connected = statuses.compactMap { $0?.connections }.reduce(0, +)
+            var point = TimelinePoint(time: (now - start).seconds, active: connected, rate: 0, lossPercent: 0)
             if let previous {
                 let elapsed = (now - previous.at).seconds
                 point.rate = Double(snapshot.acknowledged - previous.snapshot.acknowledged) / elapsed
@@ -164,13 +196,11 @@ public struct ChatScenario: Sendable {
                 let window = snapshot.delivery.subtracting(previous.snapshot.delivery)
                 point.latencyP50 = window.percentile(50).map(\.milliseconds)
                 point.latencyP99 = window.percentile(99).map(\.milliseconds)
-                if let status, let before = previous.status {
-                    point.serverCPUPercent = (status.process.cpuSeconds - before.process.cpuSeconds) / elapsed * 100
-                }
+                point.serverCPUPercent = ChatTimeline.percent(previous.cpu.nodes, cpu.nodes, over: elapsed)
             }
             timeline.points.append(point)
-            if let status { timeline.statuses.append((now, status)) }
-            previous = (now, snapshot, status)
+            timeline.samples.append(cpu)
+            previous = (now, snapshot, cpu)
             progress?.show("[\(Int(point.time.rounded()))s] sent \(snapshot.sent)  acknowledged \(Int(point.rate))/s"
                 + "  delivered \(snapshot.deliveries)/\(snapshot.expectedDeliveries)"
                 + "  latency p50 \(point.latencyP50.map { $0.fixed(1) } ?? "-") ms"
@@ -181,6 +211,39 @@ public struct ChatScenario: Sendable {
 }
 
 struct ChatTimeline: Sendable {
+    /// CPU seconds so far, read once a second: each node's (its `/admin/status`), the
+    /// generator's own, each watched process tree's; nil where a reading failed.
+    struct CPUSample: Sendable {
+        var at: ContinuousClock.Instant
+        var nodes: [Double?]
+        var resident: [UInt64?]
+        var generator: Double?
+        var watched: [Double?]
+        var generatorFigures: [Double?] { [generator] }
+    }
+
     var points: [TimelinePoint] = []
-    var statuses: [(at: ContinuousClock.Instant, status: ServerAPI.Status)] = []
+    var samples: [CPUSample] = []
+
+    /// Percent of one core between two readings of CPU seconds over `seconds`, summed over the
+    /// figures; nil unless every one was read both times.
+    static func percent(_ before: [Double?], _ after: [Double?], over seconds: Double) -> Double? {
+        guard seconds > 0, before.count == after.count, !before.isEmpty else { return nil }
+        var used = 0.0
+        for (before, after) in zip(before, after) {
+            guard let before, let after else { return nil }
+            used += after - before
+        }
+        return used / seconds * 100
+    }
+
+    /// Percent of one core of figure `index`, from the first to the last sample that read it.
+    static func percent(_ samples: [CPUSample], _ figures: KeyPath<CPUSample, [Double?]>, _ index: Int) -> Double? {
+        let read = samples.compactMap { sample -> (at: ContinuousClock.Instant, seconds: Double)? in
+            let values = sample[keyPath: figures]
+            return index < values.count ? values[index].map { (sample.at, $0) } : nil
+        }
+        guard let first = read.first, let last = read.last else { return nil }
+        return percent([first.seconds], [last.seconds], over: (last.at - first.at).seconds)
+    }
 }

@@ -196,17 +196,31 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(help: "Share of messages sent to group dialogs (0…1).")
     var groupShare = 0.5
 
+    @Option(name: .customLong("node"), help: ArgumentHelp(
+        "Another node of the same installation (one PostgreSQL), by base URL; repeat for more.",
+        discussion: "User i connects to node i % N, --server being the first, so most dialogs cross nodes; users are seeded and dialogs opened through --server."))
+    var nodes: [String] = []
+
+    @Option(name: .customLong("watch"), help: "NAME=PID: a process beside the servers (and its children) whose CPU the report gives, e.g. postgresql=<postmaster's pid>; repeatable.")
+    var watch: [String] = []
+
     @Flag(help: "Exit 1 unless every message was acknowledged and delivered to every member.")
     var requireAllDelivered = false
 
     func run() async throws {
+        let watched = try watch.map {
+            guard let process = ProcessTreeCPU(argument: $0) else { throw ValidationError("--watch is NAME=PID, not \($0)") }
+            return process
+        }
+        let api = try server.api()
+        let others = nodes.map { ServerAPI(baseURL: $0, adminToken: api.adminToken) }
         var options = ChatOptions()
         options.users = users
         options.messagesPerSecond = rate
         options.duration = .seconds(duration)
         options.groupSize = groupSize
         options.groupShare = groupShare
-        let report = try await ChatScenario(api: try server.api(), options: options).run()
+        let report = try await ChatScenario(api: api, options: options, otherNodes: others, watched: watched).run()
         print(report.table)
         let files = try server.write(report, chart: report.chart, name: "chat")
         print("report: \(files.json)\nchart:  \(files.svg)")
