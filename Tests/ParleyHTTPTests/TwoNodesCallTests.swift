@@ -51,6 +51,13 @@ import Testing
         })
     }
 
+    /// Whether an answer's candidates are `node`'s relay: its UDP port (and its TCP port, which
+    /// is the same number unless that was taken).
+    static func pointsAt(_ node: TestParley, _ answer: String) -> Bool {
+        let ports = candidatePorts(answer)
+        return ports.contains(node.parts.relay.port) && ports.isSubset(of: Set([node.parts.relay.port] + [node.parts.relay.tcpPort].compactMap { $0 }))
+    }
+
     @Test func aCallPlacedOnOneNodeRingsIsAnsweredAndEndsOnTheOther() async throws {
         try await TwoNodesTests.twoNodes { one, node1, two, node2 in
             let scene = try await Self.scene(one, node1, two, node2)
@@ -66,7 +73,7 @@ import Testing
             #expect(Self.largeOffer.utf8.count > 8_000)
             let accepted = try await scene.boSocket.command("call.accept", ["callId": id, "sdp": Self.largeOffer])
             let answer = try #require(accepted["sdp"] as? String, "\(accepted)")
-            #expect(Self.candidatePorts(answer) == [one.parts.relay.port], "\(answer)")
+            #expect(Self.pointsAt(one, answer), "\(answer)")
             #expect(await one.parts.relay.counters().legs == 2)
             #expect(await two.parts.relay.counters().legs == 0)
             _ = try await scene.annSocket.next(timeout: .seconds(10)) { $0.type == "call.accepted" }
@@ -100,7 +107,7 @@ import Testing
             let annCalls = try #require(try await Self.invite(scene.annSocket, scene.bo)["callId"] as? String)
             let boCalls = try await Self.invite(scene.boSocket, scene.ann)
             #expect(boCalls["callId"] as? String == annCalls, "glare across nodes: one call \(boCalls)")
-            #expect(Self.candidatePorts(boCalls["sdp"] as? String ?? "") == [one.parts.relay.port])
+            #expect(Self.pointsAt(one, boCalls["sdp"] as? String ?? ""), "\(boCalls)")
             for socket in [scene.annSocket, scene.boSocket] {
                 #expect(try await socket.next(timeout: .seconds(10)) { $0.type == "call.accepted" }["callId"] as? String == annCalls)
             }
