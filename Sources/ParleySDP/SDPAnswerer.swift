@@ -14,7 +14,9 @@ public struct SDPAnswer: Sendable, Hashable {
 ///
 /// Each audio or video section over UDP/TLS/RTP/SAVPF with rtcp-mux and a mid is accepted
 /// with one codec — Opus for audio, VP8 for video, with the offer's payload type and fmtp —
-/// and everything else in it (RTX, RED, ULPFEC, H264, VP9, AV1, G.711, …) is left out. Other
+/// plus, for VP8 and when ``SDPRelayParameters/retransmissions`` allows, the offer's RTX format
+/// paired with it (RFC 4588 §8.6); everything else in it (RED, ULPFEC, H264, VP9, AV1, G.711,
+/// RTX of other codecs, …) is left out. Other
 /// sections are answered with port 0, their mid, and kept out of BUNDLE.
 ///
 /// A max-bundle offer's `a=bundle-only` sections (port 0, RFC 8843 §7.2.1) are accepted into
@@ -116,7 +118,9 @@ public enum SDPAnswerer {
 
         media.codec = NegotiatedCodec(
             payloadType: codec.payloadType, name: codec.encodingName, clockRate: codec.clockRate, channels: codec.channels,
-            formatParameters: section.formatParameters(for: codec.payloadType)?.parameters, rtcpFeedback: feedback)
+            formatParameters: section.formatParameters(for: codec.payloadType)?.parameters, rtcpFeedback: feedback,
+            rtxPayloadType: section.kind == .video && relay.retransmissions && feedback.contains("nack")
+                ? rtxPayloadType(section, associatedWith: codec.payloadType) : nil)
         media.localDirection = remoteDirection.reversed
         if media.localDirection.sends, let mid = section.mid { media.localStream = relay.streams[mid] }
         return media
@@ -166,6 +170,17 @@ public enum SDPAnswerer {
         return nil
     }
 
+    /// The offer's first `rtx/90000` format whose `a=fmtp` says `apt=<payloadType>` (RFC 4588
+    /// §8.6); nil when there is none.
+    static func rtxPayloadType(_ section: MediaDescription, associatedWith payloadType: UInt8) -> UInt8? {
+        for format in section.payloadTypes where format != payloadType {
+            guard let map = section.rtpMap(for: format), map.encodingName.lowercased() == "rtx", map.clockRate == 90000,
+                  let apt = section.formatParameters(for: format)?["apt"], UInt8(apt) == payloadType else { continue }
+            return format
+        }
+        return nil
+    }
+
     /// The answer's lines for an accepted section.
     static func acceptedSection(_ offered: MediaDescription, _ media: NegotiatedMedia,
                                 relay: SDPRelayParameters) -> MediaDescription {
@@ -173,7 +188,8 @@ public enum SDPAnswerer {
         let codec = media.codec ?? NegotiatedCodec(payloadType: 0, name: "", clockRate: 0, channels: nil,
                                                    formatParameters: nil, rtcpFeedback: [])
         let pt = codec.payloadType
-        var section = MediaDescription(type: offered.type, port: relay.port, proto: offered.proto, formats: [String(pt)])
+        let formats = [pt] + (codec.rtxPayloadType.map { [$0] } ?? [])
+        var section = MediaDescription(type: offered.type, port: relay.port, proto: offered.proto, formats: formats.map(String.init))
         section.connection = SDPConnection(address: relay.address)
         var attributes = candidates(relay).map { SDPAttribute("candidate", $0.value) }
         attributes += [
@@ -196,8 +212,19 @@ public enum SDPAnswerer {
         if let parameters = codec.formatParameters {
             attributes.append(SDPAttribute("fmtp", SDPFormatParameters(payloadType: pt, parameters: parameters).value))
         }
+        if let rtx = codec.rtxPayloadType {
+            attributes.append(SDPAttribute("rtpmap", SDPRTPMap(payloadType: rtx, encodingName: "rtx", clockRate: codec.clockRate).value))
+            attributes.append(SDPAttribute("fmtp", SDPFormatParameters(payloadType: rtx, parameters: "apt=\(pt)").value))
+        }
         if let stream = media.localStream {
-            attributes.append(SDPAttribute("ssrc", SDPSSRCAttribute(ssrc: stream.ssrc, attribute: "cname", value: stream.cname).valueText))
+            // The RTX stream is announced beside its media stream (RFC 5576 §4.2, RFC 4588 §8.1).
+            let rtxSSRC = codec.rtxPayloadType == nil ? nil : stream.rtxSSRC
+            if let rtxSSRC {
+                attributes.append(SDPAttribute("ssrc-group", SDPSSRCGroup(semantics: "FID", ssrcs: [stream.ssrc, rtxSSRC]).value))
+            }
+            for ssrc in [stream.ssrc] + (rtxSSRC.map { [$0] } ?? []) {
+                attributes.append(SDPAttribute("ssrc", SDPSSRCAttribute(ssrc: ssrc, attribute: "cname", value: stream.cname).valueText))
+            }
         }
         section.attributes = attributes
         return section

@@ -88,6 +88,9 @@ public struct NegotiatedCodec: Sendable, Hashable {
     public var formatParameters: String?
     /// The `a=rtcp-fb` kinds kept, e.g. "nack", "nack pli", "ccm fir", "transport-cc".
     public var rtcpFeedback: [String]
+    /// The offer's `rtx/90000` payload type with `apt=` this codec (RFC 4588 §8.6), when kept;
+    /// the same in both directions, as for the codec.
+    public var rtxPayloadType: UInt8? = nil
 }
 
 /// Why a section was not accepted.

@@ -34,6 +34,10 @@ public struct SDPRelayParameters: Sendable, Hashable {
     /// `a=setup`): passive for a new leg; an ICE restart answers with the role the leg already
     /// has, since the DTLS association stays (RFC 8842 §5.5).
     public var preferredSetup: SDPSetupRole = .passive
+    /// Whether video keeps RTX (RFC 4588) when offered: the offer's `rtx` format whose `apt` is
+    /// the chosen VP8, and the relay's RTX SSRC (``SDPRelayStream/rtxSSRC``) paired with its
+    /// stream in `a=ssrc-group:FID` (RFC 5576 §4.2, RFC 4588 §8.1).
+    public var retransmissions: Bool = false
 
     public init(iceUfrag: String, icePwd: String, fingerprintSHA256: String, address: String,
                 otherAddresses: [String] = [], port: Int, tcpPort: Int? = nil, udpCandidates: Bool = true,
@@ -76,10 +80,14 @@ public struct SDPRelayStream: Sendable, Hashable {
     public var ssrc: UInt32
     public var cname: String
     public var trackID: String
+    /// The SSRC of the relay's RTX stream for this one (RFC 4588 §4), announced when RTX is
+    /// negotiated.
+    public var rtxSSRC: UInt32?
 
-    public init(ssrc: UInt32, cname: String, trackID: String) {
+    public init(ssrc: UInt32, cname: String, trackID: String, rtxSSRC: UInt32? = nil) {
         self.ssrc = ssrc
         self.cname = cname
         self.trackID = trackID
+        self.rtxSSRC = rtxSSRC
     }
 }
