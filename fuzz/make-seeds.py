@@ -33,6 +33,11 @@ for name, data in swift_arrays("Tests/ParleySTUNTests/RFC5769Vectors.swift"):
 for name, data in swift_arrays("Tests/ParleyRTPTests/RTPVectors.swift"):
     write("rtp", name, data)
     write("rtp", name + "-rfc4571", struct.pack(">H", len(data)) + data)
+# RTX (RFC 4588 §4): PT 97 on its own SSRC, a mid extension, the OSN 0x1234 and a VP8 payload;
+# and a padding-only one (libwebrtc's bandwidth probe on the RTX stream).
+rtx_header = struct.pack(">BBHII", 0x90, 97, 7, 3000, 0x52585800) + bytes([0xBE, 0xDE, 0, 1, 0x10, ord("1"), 0, 0])
+write("rtp", "rtx-vp8", rtx_header + b"\x12\x34\x90\x80\x05" + bytes(range(40)))
+write("rtp", "rtx-padding-only", struct.pack(">BBHII", 0xA0, 97, 8, 3000, 0x52585800) + bytes(199) + bytes([200]))
 for name, data in swift_arrays("Tests/ParleyRTPTests/RTCPVectors.swift"):
     write("rtcp", name, data)
 

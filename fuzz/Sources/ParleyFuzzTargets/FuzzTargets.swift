@@ -43,6 +43,18 @@ enum FuzzTargets {
             }
             var copy = Array(bytes)
             _ = RTPPacketRewriter.rewrite(&copy, ssrc: 7, payloadType: 96)
+            // The same bytes as an RTX packet (RFC 4588 §4): unwrapped in place, and wrapped
+            // into a buffer of each size around the result.
+            _ = RTPRetransmission.originalSequenceNumber(in: bytes, header: header)
+            _ = RTPRetransmission.isPaddingOnly(header)
+            var unwrapped = Array(bytes)
+            _ = unwrapped.withUnsafeMutableBytes { RTPRetransmission.unwrap($0, header: header, payloadType: 96, ssrc: 7) }
+            for extra in [0, 1, 2] {
+                var destination = [UInt8](repeating: 0, count: bytes.count + extra)
+                _ = destination.withUnsafeMutableBytes {
+                    RTPRetransmission.wrap(bytes, header: header, into: $0, payloadType: 97, sequenceNumber: 1, ssrc: 8)
+                }
+            }
         }
         var offset = 0
         while offset < bytes.count,
@@ -58,10 +70,15 @@ enum FuzzTargets {
         _ = RTCPRewriter.rewriteSSRCs(in: &copy, sender: SSRCMap([(1, 2)]), media: SSRCMap([(3, 4)]))
     }
 
-    static let relay = SDPRelayParameters(
+    /// The relay's side of an answer, RTX allowed (so offers with `rtx` formats reach that code).
+    static let relay: SDPRelayParameters = {
+        var relay = SDPRelayParameters(
         iceUfrag: "fuzz", icePwd: "fuzzfuzzfuzzfuzzfuzzfuzz", fingerprintSHA256: Array(repeating: "AB", count: 32).joined(separator: ":"),
         address: "127.0.0.1", port: 50000, tcpPort: 50000,
-        streams: ["0": SDPRelayStream(ssrc: 1, cname: "c", trackID: "a"), "1": SDPRelayStream(ssrc: 2, cname: "c", trackID: "v")])
+        streams: ["0": SDPRelayStream(ssrc: 1, cname: "c", trackID: "a"), "1": SDPRelayStream(ssrc: 2, cname: "c", trackID: "v", rtxSSRC: 3)])
+        relay.retransmissions = true
+        return relay
+    }()
 
     /// SDP (RFC 8866) as text: parsed, printed again, and answered as the relay would.
     static func sdp(_ bytes: UnsafeRawBufferPointer) {
