@@ -31,5 +31,8 @@ extension RelayStats {
                 connections: counters.tcp.connections, pending: counters.tcp.pending, accepted: counters.tcp.accepted,
                 packetsIn: counters.tcp.packetsIn, packetsOut: counters.tcp.packetsOut, bytesIn: counters.tcp.bytesIn,
                 bytesOut: counters.tcp.bytesOut, closedByReason: counters.tcp.closedByReason))
+        retransmittedAsRTX = counters.retransmittedAsRTX
+        rtxForwarded = counters.rtxForwarded
+        rtxUnwrapped = counters.rtxUnwrapped
     }
 }

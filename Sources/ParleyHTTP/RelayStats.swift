@@ -13,6 +13,11 @@ public struct RelayStats: Sendable, Equatable, Encodable {
     public var decryptFailures: UInt64
     /// Video packets the relay sent again itself, answering receivers' NACKs.
     public var retransmitted: UInt64
+    /// Of ``retransmitted``, those sent as RTX (RFC 4588) to receivers that negotiated it.
+    public var retransmittedAsRTX: UInt64 = 0
+    /// Senders' RTX packets passed on as RTX, and as the original packet to receivers without RTX.
+    public var rtxForwarded: UInt64 = 0
+    public var rtxUnwrapped: UInt64 = 0
     /// Key frame requests (PLI) the relay sent to senders on behalf of new receivers.
     public var keyFrameRequests: UInt64
     /// Dropped datagrams by the relay's stable reason name (`srtp_auth_fail`, `no_target`, …).
@@ -72,7 +77,8 @@ public struct RelayStats: Sendable, Equatable, Encodable {
     public var dropped: UInt64 { droppedByReason.values.reduce(0, &+) }
 
     enum CodingKeys: String, CodingKey {
-        case legs, packetsIn, packetsOut, bytesIn, bytesOut, decryptFailures, retransmitted, keyFrameRequests, dropped, droppedByReason, tcp
+        case legs, packetsIn, packetsOut, bytesIn, bytesOut, decryptFailures, retransmitted, retransmittedAsRTX, rtxForwarded,
+             rtxUnwrapped, keyFrameRequests, dropped, droppedByReason, tcp
     }
 
     /// API.md's fields, with `dropped` as the total and the breakdown beside it.
@@ -85,6 +91,9 @@ public struct RelayStats: Sendable, Equatable, Encodable {
         try container.encode(bytesOut, forKey: .bytesOut)
         try container.encode(decryptFailures, forKey: .decryptFailures)
         try container.encode(retransmitted, forKey: .retransmitted)
+        try container.encode(retransmittedAsRTX, forKey: .retransmittedAsRTX)
+        try container.encode(rtxForwarded, forKey: .rtxForwarded)
+        try container.encode(rtxUnwrapped, forKey: .rtxUnwrapped)
         try container.encode(keyFrameRequests, forKey: .keyFrameRequests)
         try container.encode(dropped, forKey: .dropped)
         try container.encode(droppedByReason, forKey: .droppedByReason)

@@ -153,6 +153,7 @@ public final class MediaClient {
         return try MediaReceiver(
             audioPayloadType: remote.audioPayloadType ?? local.audioPayloadType,
             videoPayloadType: remote.videoPayloadType ?? local.videoPayloadType,
+            videoRTXPayloadType: remote.videoRTXPayloadType,
             expectedTone: configuration.toneFrequency, start: start, library: configuration.sharedMedia,
             decodes: configuration.decodesMedia, absSendTimeExtensionID: remote.absSendTimeExtensionID,
             videoReorderWait: configuration.videoReorderWait, audioReorderWait: configuration.audioReorderWait,

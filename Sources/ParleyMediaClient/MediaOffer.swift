@@ -31,8 +31,9 @@ public struct MediaOffer: Sendable {
         cname = configuration.cname
     }
 
-    /// A BUNDLE offer like a browser's (RFC 8829 §5.2): Opus, and VP8 with an RTX format the
-    /// answerer may leave out; rtcp-mux, the mid and abs-send-time extensions (RFC 8285 §5),
+    /// A BUNDLE offer like a browser's (RFC 8829 §5.2): Opus, and VP8 with NACK and an RTX format
+    /// the answerer may leave out (if kept, resends arrive on the answer's RTX stream); rtcp-mux,
+    /// the mid and abs-send-time extensions (RFC 8285 §5),
     /// `a=setup:actpass` (RFC 5763 §5), one host candidate at `host:port` — over TCP an active
     /// one (RFC 6544 §4.5: port 9, it connects rather than listens).
     public func sdp(host: String, port: Int, transport: MediaTransport = .udp) -> String {
@@ -43,7 +44,7 @@ public struct MediaOffer: Sendable {
                       ssrc: audioSSRC, host: host, port: port, transport: transport, extra: "")
             + section(kind: "video", payloadType: videoPayloadType, codec: "VP8/90000", mid: mids.video,
                       ssrc: videoSSRC, host: host, port: port, transport: transport,
-                      extra: "a=rtcp-fb:\(videoPayloadType) nack pli\r\na=rtcp-fb:\(videoPayloadType) ccm fir\r\n"
+                      extra: "a=rtcp-fb:\(videoPayloadType) nack\r\na=rtcp-fb:\(videoPayloadType) nack pli\r\na=rtcp-fb:\(videoPayloadType) ccm fir\r\n"
                           + "a=rtpmap:\(videoPayloadType &+ 1) rtx/90000\r\na=fmtp:\(videoPayloadType &+ 1) apt=\(videoPayloadType)\r\n")
     }
 

@@ -22,6 +22,8 @@ public final class MediaReceiver {
 
     private let audioPayloadType: UInt8
     private let videoPayloadType: UInt8
+    /// The answer's RTX payload type for video (RFC 4588), if it kept one.
+    private let videoRTXPayloadType: UInt8?
     private let expectedTone: Double
     private let audioDecoder: OpusDecoder?
     private let videoDecoder: VP8Decoder?
@@ -65,7 +67,7 @@ public final class MediaReceiver {
     ///   - playoutDelay: how far behind its media time a frame is shown, for the freeze count.
     ///   - sendNACK: called with the remote video SSRC and the sequence numbers missing (nil: no NACKs).
     ///   - sendPLI: called with the remote video SSRC when a key frame is needed.
-    init(audioPayloadType: UInt8, videoPayloadType: UInt8, expectedTone: Double, start: ContinuousClock.Instant,
+    init(audioPayloadType: UInt8, videoPayloadType: UInt8, videoRTXPayloadType: UInt8? = nil, expectedTone: Double, start: ContinuousClock.Instant,
          library: PreEncodedMedia? = nil, decodes: Bool = true, absSendTimeExtensionID: UInt8? = nil,
          videoReorderWait: Duration = .zero, audioReorderWait: Duration = .zero, firstNACKDelay: Duration = .zero,
          playoutDelay: Duration = .zero,
@@ -85,6 +87,7 @@ public final class MediaReceiver {
         }
         self.audioPayloadType = audioPayloadType
         self.videoPayloadType = videoPayloadType
+        self.videoRTXPayloadType = videoRTXPayloadType
         self.expectedTone = expectedTone
         self.library = library
         self.absSendTimeExtensionID = absSendTimeExtensionID
@@ -132,6 +135,7 @@ public final class MediaReceiver {
         switch header.payloadType {
         case audioPayloadType: receiveAudio(header, now: now)
         case videoPayloadType: receiveVideo(header, now: now)
+        case let type where type == videoRTXPayloadType: receiveVideoRetransmission(header, now: now)
         default: statistics.unknownPayloadTypes += 1
         }
         return []
@@ -192,9 +196,24 @@ public final class MediaReceiver {
         }
     }
 
-    private func receiveVideo(_ header: RTPHeader, now: ContinuousClock.Instant) {
-        videoJitter.record(arrival: videoJitter.arrival(now, since: start), timestamp: header.timestamp)
-        statistics.videoJitter = videoJitter.seconds
+    /// An RTX packet (RFC 4588 §4): the original sequence number, then the original payload,
+    /// which goes on as the video packet it repairs, on the video stream's SSRC.
+    private func receiveVideoRetransmission(_ header: RTPHeader, now: ContinuousClock.Instant) {
+        guard payload.count >= 2 else { statistics.malformedPackets += 1; return }
+        var original = header
+        original.sequenceNumber = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        original.payloadType = videoPayloadType
+        original.ssrc = videoSSRC ?? header.ssrc
+        payload.removeFirst(2)
+        statistics.videoRetransmissionsReceived += 1
+        receiveVideo(original, now: now, retransmission: true)
+    }
+
+    private func receiveVideo(_ header: RTPHeader, now: ContinuousClock.Instant, retransmission: Bool = false) {
+        if !retransmission {   // a resend's late arrival says nothing of the path's jitter (RFC 3550 §6.4.1)
+            videoJitter.record(arrival: videoJitter.arrival(now, since: start), timestamp: header.timestamp)
+            statistics.videoJitter = videoJitter.seconds
+        }
         videoSSRC = header.ssrc
         var newlyMissing: [UInt16] = []
         switch reorder.arrive(sequence: header.sequenceNumber, marker: header.marker, payload: payload,

@@ -65,6 +65,8 @@ public struct MediaReceiverStatistics: Sendable, Equatable {
     public var duplicatePackets = 0
     public var malformedPackets = 0
     public var unknownPayloadTypes = 0
+    /// Video packets that came as RTX (RFC 4588), unwrapped and taken as the video they repair.
+    public var videoRetransmissionsReceived = 0
     public var audioOutOfOrder = 0
     public var opusDecodeFailures = 0
     public var vp8PayloadsDropped = 0

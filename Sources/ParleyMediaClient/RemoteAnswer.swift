@@ -12,6 +12,9 @@ public struct RemoteAnswer: Sendable {
     /// Payload types the answer kept for audio and video (the first format of each section).
     public let audioPayloadType: UInt8?
     public let videoPayloadType: UInt8?
+    /// The RTX payload type the answer kept for video (`apt=` its VP8, RFC 4588 §8.6), if any:
+    /// retransmissions then arrive under it, on their own SSRC.
+    public let videoRTXPayloadType: UInt8?
     /// The SSRCs the answerer will send from, per its `a=ssrc` lines (RFC 5576), if any.
     public let audioSSRC: UInt32?
     public let videoSSRC: UInt32?
@@ -50,6 +53,12 @@ public struct RemoteAnswer: Sendable {
         let video = session.media.first { $0.mid == offer.mids.video && $0.port != 0 }
         audioPayloadType = audio?.payloadTypes.first
         videoPayloadType = video?.payloadTypes.first
+        videoRTXPayloadType = video.flatMap { section in
+            section.payloadTypes.first { format in
+                section.rtpMap(for: format)?.encodingName.lowercased() == "rtx"
+                    && section.formatParameters(for: format)?["apt"] == section.payloadTypes.first.map(String.init)
+            }
+        }
         audioSSRC = audio.flatMap(Self.firstSSRC)
         videoSSRC = video.flatMap(Self.firstSSRC)
         absSendTimeExtensionID = [audio, video].lazy.compactMap { $0?.extMaps.first { $0.uri == AbsSendTime.uri }?.id }

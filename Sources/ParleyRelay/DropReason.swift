@@ -53,6 +53,13 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
     /// A NACK naming a packet the relay already sent again ``RetransmissionHistory/maxResends``
     /// times: not sent once more (a client cannot turn one small RTCP packet into many resends).
     case resendLimit
+    /// An RTX packet (RFC 4588 §4) whose payload is shorter than the original sequence number.
+    case rtxTooShort
+    /// A padding-only RTX packet (bandwidth probing) for a receiver that did not negotiate RTX:
+    /// there is no original packet to restore.
+    case rtxPadding
+    /// Tests only: ``RelayConfiguration/testVideoLossInbound`` / ``RelayConfiguration/testVideoLossOutbound``.
+    case testLoss
 
     public var description: String {
         switch self {
@@ -80,6 +87,9 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
         case .tcpSendBufferFull: "tcp_send_buffer_full"
         case .tcpNoConnection: "tcp_no_connection"
         case .resendLimit: "resend_limit"
+        case .rtxTooShort: "rtx_too_short"
+        case .rtxPadding: "rtx_padding"
+        case .testLoss: "test_loss"
         }
     }
 }

@@ -24,6 +24,9 @@ public struct ForwardingPlan: Sendable {
         /// The source's id for `sdes:mid`, and the target's mid value.
         var sourceMidID: UInt8?
         var targetMid: [UInt8]
+        /// The target's RTX payload type and the relay's RTX SSRC to it; nil without RTX.
+        var rtxPayloadType: UInt8?
+        var rtxSSRC: UInt32?
     }
 
     /// Indexed by ``RelayMediaKind/rawValue``; nil where the target takes no such media.
@@ -51,7 +54,8 @@ public struct ForwardingPlan: Sendable {
             }
             routes[kind.rawValue] = Route(
                 ssrc: to.localSSRC, payloadType: to.payloadType, extensionIDs: RTPHeaderExtensionIDMap(ids),
-                sourceMidID: from.extensionID(SDPRelayParameters.HeaderExtension.mid), targetMid: Array(to.mid.utf8))
+                sourceMidID: from.extensionID(SDPRelayParameters.HeaderExtension.mid), targetMid: Array(to.mid.utf8),
+                rtxPayloadType: to.localRTXSSRC == nil ? nil : to.rtxPayloadType, rtxSSRC: to.rtxPayloadType == nil ? nil : to.localRTXSSRC)
         }
         rtcpSender = SSRCMap(senderPairs)
         rtcpMedia = SSRCMap(mediaPairs)
@@ -66,13 +70,57 @@ public struct ForwardingPlan: Sendable {
     public func rewriteRTP(_ buffer: UnsafeMutableRawBufferPointer, header: RTPHeader, kind: RelayMediaKind) -> Outcome {
         guard let route = routes[kind.rawValue] else { return .drop(.noTarget) }
         RTPPacketRewriter.rewrite(buffer, ssrc: route.ssrc, payloadType: route.payloadType)
-        guard header.extensionProfile != nil else { return .forward(kind) }
+        rewriteExtensions(buffer, header: header, route: route)
+        return .forward(kind)
+    }
+
+    /// What became of an RTX packet (RFC 4588).
+    public enum RTXOutcome: Sendable, Equatable {
+        /// Passed on as RTX, `length` bytes (unchanged).
+        case retransmission(length: Int)
+        /// Restored to the original packet for a target without RTX, now `length` bytes.
+        case unwrapped(length: Int)
+        case drop(DropReason)
+    }
+
+    /// Rewrites a decrypted video RTX packet in place; `header` was parsed from `buffer`. To a
+    /// target that negotiated RTX it goes as RTX: its RTX payload type, the relay's RTX SSRC to it
+    /// and `rtxSequence` (then advanced; the relay numbers each RTX stream it sends, as its own
+    /// resends share it). Otherwise it becomes the original packet (RFC 4588 §4: the OSN back as
+    /// the sequence number, the media payload type and SSRC), which the target's media stream
+    /// takes like any late packet.
+    public func rewriteRTX(_ buffer: UnsafeMutableRawBufferPointer, header: RTPHeader, rtxSequence: inout UInt16) -> RTXOutcome {
+        let paddingOnly = RTPRetransmission.isPaddingOnly(header)
+        guard paddingOnly || header.payloadRange.count >= RTPRetransmission.osnSize else { return .drop(.rtxTooShort) }
+        guard let route = routes[RelayMediaKind.video.rawValue] else { return .drop(.noTarget) }
+        if let payloadType = route.rtxPayloadType, let ssrc = route.rtxSSRC {
+            RTPPacketRewriter.rewrite(buffer, ssrc: ssrc, payloadType: payloadType, sequenceNumber: rtxSequence)
+            rtxSequence &+= 1
+            rewriteExtensions(buffer, header: header, route: route)
+            return .retransmission(length: buffer.count)
+        }
+        guard !paddingOnly else { return .drop(.rtxPadding) }
+        // The extensions sit before the payload, so they are rewritten where they are.
+        rewriteExtensions(buffer, header: header, route: route)
+        guard let length = RTPRetransmission.unwrap(buffer, header: header, payloadType: route.payloadType, ssrc: route.ssrc) else {
+            return .drop(.rtxTooShort)
+        }
+        return .unwrapped(length: length)
+    }
+
+    /// The target's RTX payload type and the relay's RTX SSRC to it, for `kind`; nil without RTX.
+    public func rtx(for kind: RelayMediaKind) -> (payloadType: UInt8, ssrc: UInt32)? {
+        guard let route = routes[kind.rawValue], let payloadType = route.rtxPayloadType, let ssrc = route.rtxSSRC else { return nil }
+        return (payloadType, ssrc)
+    }
+
+    private func rewriteExtensions(_ buffer: UnsafeMutableRawBufferPointer, header: RTPHeader, route: Route) {
+        guard header.extensionProfile != nil else { return }
         if let midID = route.sourceMidID {
             rewriteMid(buffer, header: header, sourceID: midID, targetMid: route.targetMid)
         }
         // A malformed or non-RFC 8285 extension is left alone; the receiver skips it.
         header.rewriteExtensionIDs(in: buffer, using: route.extensionIDs)
-        return .forward(kind)
     }
 
     /// Rewrites the SSRCs of a decrypted RTCP compound in place; false when it is malformed.

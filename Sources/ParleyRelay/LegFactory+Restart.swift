@@ -53,7 +53,9 @@ extension LegFactory {
             }
         }
         let localSSRCs = basis.parameters.streams.mapValues(\.ssrc)
-        let media = try Self.keptMedia(basis.media, LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs))
+        let localRTXSSRCs = basis.parameters.streams.compactMapValues(\.rtxSSRC)
+        let media = try Self.keptMedia(basis.media, LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs,
+                                                             localRTXSSRCs: localRTXSSRCs))
         return Restart(parameters: parameters, media: media, remoteUfrag: remoteUfrag, answer: answer.sdp)
     }
 
@@ -68,6 +70,7 @@ extension LegFactory {
                 continue
             case (let before?, var after?):
                 guard before.mid == after.mid, before.payloadType == after.payloadType,
+                      before.rtxPayloadType == after.rtxPayloadType,
                       before.clockRate == after.clockRate, before.relaySends == after.relaySends else {
                     throw .mediaChanged("the \(kind) section changed (mid \(before.mid)→\(after.mid), payload type \(before.payloadType)→\(after.payloadType), sends \(before.relaySends)→\(after.relaySends))")
                 }

@@ -35,6 +35,7 @@ struct LegFactory {
         var used: Set<UInt32> = [0]
         var streams: [String: SDPRelayStream] = [:]
         var localSSRCs: [String: UInt32] = [:]
+        var localRTXSSRCs: [String: UInt32] = [:]
         let short = String(id.rawValue.prefix(8))
         for section in session.media {
             guard let kind = RelayMediaKind(section.kind), let mid = section.mid else { continue }
@@ -42,21 +43,30 @@ struct LegFactory {
             while used.contains(ssrc) { ssrc = generator.next() }
             used.insert(ssrc)
             localSSRCs[mid] = ssrc
+            var rtxSSRC: UInt32?
+            if kind == .video {
+                var value: UInt32 = 0
+                while used.contains(value) { value = generator.next() }
+                used.insert(value)
+                rtxSSRC = value
+                localRTXSSRCs[mid] = value
+            }
             streams[mid] = SDPRelayStream(ssrc: ssrc, cname: "parley-\(short)",
-                                          trackID: "\(kind == .audio ? "audio" : "video")-\(short)")
+                                          trackID: "\(kind == .audio ? "audio" : "video")-\(short)", rtxSSRC: rtxSSRC)
         }
 
         let fingerprint = dtlsContext.fingerprint.sdpValue
         let fingerprintHex = fingerprint.split(separator: " ").last.map(String.init) ?? ""
-        let parameters = SDPRelayParameters(
+        var parameters = SDPRelayParameters(
             iceUfrag: Self.randomICEString(length: 8), icePwd: Self.randomICEString(length: 24),
             fingerprintSHA256: fingerprintHex, address: configuration.effectiveAnnouncedAddresses[0],
             otherAddresses: Array(configuration.effectiveAnnouncedAddresses.dropFirst()), port: port,
             tcpPort: tcpPort, udpCandidates: configuration.udpCandidates, streams: streams,
             sessionID: generator.next() >> 1, sessionVersion: 1, mediaStreamID: "parley-\(short)")
+        parameters.retransmissions = configuration.retransmissions
 
         let (answer, first, remoteUfrag, remoteFingerprint) = try Self.answer(session, parameters: parameters)
-        let media = LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs)
+        let media = LegMedia(negotiation: answer.negotiation, localSSRCs: localSSRCs, localRTXSSRCs: localRTXSSRCs)
         guard media.audio != nil || media.video != nil else { throw .noAcceptableMedia }
 
         let dtls: DTLSTransport

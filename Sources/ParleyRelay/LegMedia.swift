@@ -30,9 +30,16 @@ public struct LegMediaSection: Sendable, Hashable {
     public var localSSRC: UInt32
     /// Whether the relay may send in this section (answer direction sendrecv/sendonly).
     public var relaySends: Bool
+    /// The RTX payload type negotiated for the codec (RFC 4588), the same both ways; nil without RTX.
+    public var rtxPayloadType: UInt8?
+    /// The SSRC of the relay's RTX stream in this section (the answer's FID pair), with RTX.
+    public var localRTXSSRC: UInt32?
 
     public init(kind: RelayMediaKind, mid: String, payloadType: UInt8, clockRate: Int, headerExtensions: [SDPExtMap],
-                remoteSSRCs: [UInt32], localSSRC: UInt32, relaySends: Bool) {
+                remoteSSRCs: [UInt32], localSSRC: UInt32, relaySends: Bool,
+                rtxPayloadType: UInt8? = nil, localRTXSSRC: UInt32? = nil) {
+        self.rtxPayloadType = rtxPayloadType
+        self.localRTXSSRC = localRTXSSRC
         self.kind = kind
         self.mid = mid
         self.payloadType = payloadType
@@ -71,8 +78,12 @@ public struct LegMedia: Sendable, Hashable {
         }
     }
 
-    /// The sections of an answer, with the SSRCs the relay chose per mid.
-    public init(negotiation: SDPNegotiation, localSSRCs: [String: UInt32]) {
+    /// The client's RTX payload type for video; nil without RTX.
+    public var videoRTXPayloadType: UInt8? { video?.rtxPayloadType }
+
+    /// The sections of an answer, with the SSRCs the relay chose per mid (and for its RTX
+    /// streams, where RTX was negotiated).
+    public init(negotiation: SDPNegotiation, localSSRCs: [String: UInt32], localRTXSSRCs: [String: UInt32] = [:]) {
         var sections: [LegMediaSection] = []
         for media in negotiation.accepted {
             guard let kind = RelayMediaKind(media.kind), let codec = media.codec, let mid = media.mid,
@@ -85,7 +96,9 @@ public struct LegMedia: Sendable, Hashable {
             sections.append(LegMediaSection(
                 kind: kind, mid: mid, payloadType: codec.payloadType, clockRate: codec.clockRate,
                 headerExtensions: media.headerExtensions, remoteSSRCs: remote, localSSRC: ssrc,
-                relaySends: media.localDirection.sends))
+                relaySends: media.localDirection.sends,
+                rtxPayloadType: localRTXSSRCs[mid] == nil ? nil : codec.rtxPayloadType,
+                localRTXSSRC: codec.rtxPayloadType == nil ? nil : localRTXSSRCs[mid]))
         }
         self.init(sections: sections)
     }
@@ -142,6 +155,9 @@ extension LegMedia {
         var videoPrimarySSRC: UInt32?
         var audioClockRate: Int?
         var videoClockRate: Int?
+        /// RFC 4588: the client's video RTX payload type, and the relay's RTX SSRC to it.
+        public private(set) var videoRTXPayloadType: UInt8?
+        public private(set) var videoRTXSSRC: UInt32?
 
         public init(_ media: LegMedia) {
             // A payload type stands for the kind the table gives it, as in `kind(ofPayloadType:)`.
@@ -155,6 +171,16 @@ extension LegMedia {
             videoPrimarySSRC = media.video?.remotePrimarySSRC
             audioClockRate = media.audio?.clockRate
             videoClockRate = media.video?.clockRate
+            if let video = media.video, let rtx = video.rtxPayloadType, let ssrc = video.localRTXSSRC {
+                videoRTXPayloadType = rtx & 0x7F
+                videoRTXSSRC = ssrc
+            }
+        }
+
+        /// Whether `payloadType` is the leg's video RTX payload type.
+        @inline(__always)
+        public func isRTX(_ payloadType: UInt8) -> Bool {
+            videoRTXPayloadType != nil && payloadType & 0x7F == videoRTXPayloadType
         }
 
         /// ``LegMedia/kind(ofPayloadType:)``.

@@ -41,6 +41,14 @@ public struct RelayConfiguration: Sendable, Hashable {
     /// Bytes queued for one TCP connection but not yet taken by the kernel, at most: past it
     /// packets to that connection are dropped (`tcp_send_buffer_full`), never waited for.
     public var tcpSendBufferBytes: Int
+    /// Whether answers keep RTX for VP8 when a client offers it (RFC 4588): retransmissions then
+    /// travel on their own stream, the relay rewriting or unwrapping them per receiver.
+    public var retransmissions: Bool = true
+    /// Tests only: every n-th video packet the relay receives (`inbound`) or is about to send
+    /// (`outbound`, after keeping it for NACKs) is dropped, so real clients see loss and repair
+    /// it. 0: none (always in service).
+    public var testVideoLossInbound: Int = 0
+    public var testVideoLossOutbound: Int = 0
 
     public init(host: String = "0.0.0.0", port: Int = 50000, announcedAddress: String? = nil,
                 announcedAddresses: [String] = [],

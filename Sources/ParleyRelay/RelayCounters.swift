@@ -12,6 +12,12 @@ public struct RelayCounters: Sendable, Hashable {
     public var decryptFailures: UInt64 = 0
     /// Video packets the relay sent again itself, answering a receiver's NACK (RFC 4585 §6.2.1).
     public var retransmitted: UInt64 = 0
+    /// Of ``retransmitted``, those sent as RTX (RFC 4588) to a receiver that negotiated it.
+    public var retransmittedAsRTX: UInt64 = 0
+    /// RTX packets from a sender passed on as RTX, under the receiver's RTX payload type and SSRC.
+    public var rtxForwarded: UInt64 = 0
+    /// RTX packets from a sender passed on as the original packet, to a receiver without RTX.
+    public var rtxUnwrapped: UInt64 = 0
     /// Key frame requests (PLI) the relay sent a sender for a receiver that started listening, again
     /// until the receiver had one (``KeyFrameWait``).
     public var keyFrameRequests: UInt64 = 0

@@ -12,6 +12,12 @@ extension RelayEngine {
         guard leg.state == .connected, let srtp = leg.srtp else { return drop(.notConnected) }
         let now = NIODeadline.now()
         leg.lastActivity = now
+        // Tests only: lost on the way in, before SRTP saw it (the RTP header is in the clear, RFC 3711 §3.1).
+        if configuration.testVideoLossInbound > 0, !isRTCP, received > 1,
+           leg.mediaLookup.kind(ofPayloadType: slot[1]) == .video {
+            leg.testLossInbound &+= 1
+            if leg.testLossInbound % configuration.testVideoLossInbound == 0 { return drop(.testLoss) }
+        }
         var length = received
         let status = isRTCP ? srtp.inbound.unprotectRTCP(slot, length: &length)
                             : srtp.inbound.unprotectRTP(slot, length: &length)
@@ -50,6 +56,7 @@ extension RelayEngine {
         guard case .success(let header) = RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
             return drop(.malformedRTP)
         }
+        if leg.mediaLookup.isRTX(header.payloadType) { return forwardRTX(slot, packet: packet, header: header, from: leg) }
         guard let kind = leg.mediaLookup.kind(ofPayloadType: header.payloadType) else { return drop(.unknownPayloadType) }
         if !leg.mediaLookup.isPrimary(header.ssrc, for: kind) {
             // An offer without a=ssrc, or a client that changed SSRC: learn it so RTCP maps —
@@ -75,6 +82,10 @@ extension RelayEngine {
                 }
                 target.history?.store(UnsafeRawBufferPointer(packet), sequence: header.sequenceNumber)
                 if target.keyFrameWait != nil { noteKeyFrame(UnsafeRawBufferPointer(packet), header: header, to: target) }
+                if configuration.testVideoLossOutbound > 0 {
+                    target.testLossOutbound &+= 1
+                    if target.testLossOutbound % configuration.testVideoLossOutbound == 0 { return drop(.testLoss) }
+                }
             }
             forward(slot, length: length, to: target, isRTCP: false)
             if !leg.forwardedMedia {
@@ -93,7 +104,7 @@ extension RelayEngine {
 
     /// Protects `slot[0..<length]` in place for `target` and queues it (only to the address
     /// ``MediaPath`` chose, and only once the target's DTLS exported keys).
-    private func forward(_ slot: UnsafeMutableRawBufferPointer, length: Int, to target: RelayLeg, isRTCP: Bool) {
+    func forward(_ slot: UnsafeMutableRawBufferPointer, length: Int, to target: RelayLeg, isRTCP: Bool) {
         guard target.canReceiveMedia, let address = target.sendAddress, let srtp = target.srtp else {
             return drop(.noTarget)
         }

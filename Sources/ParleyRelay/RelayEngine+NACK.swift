@@ -22,13 +22,26 @@ extension RelayEngine {
         return RTCPNACKPruning.prune(compound, length: compound.count, mediaSSRC: video.localSSRC) { history.packet($0) != nil }
     }
 
-    /// Protects a copy of `packet` in ``scratch`` (the outbound session allows the repeat: the
-    /// same plaintext under the same index, so the same ciphertext) and sends it to `leg`.
+    /// Protects a copy of `packet` in ``scratch`` and sends it to `leg`: as RTX (RFC 4588 §4, on
+    /// the relay's RTX stream to `leg`, under its next RTX sequence number) when `leg` negotiated
+    /// it, else as it was (the outbound session allows the repeat: the same plaintext under the
+    /// same index, so the same ciphertext).
     private func resend(_ packet: UnsafeRawBufferPointer, to leg: RelayLeg) {
         guard leg.canReceiveMedia, let address = leg.sendAddress, let srtp = leg.srtp,
-              packet.count + srtp.profile.rtpOverhead <= scratch.count else { return }
-        scratch.copyMemory(from: packet)
+              packet.count + RTPRetransmission.osnSize + srtp.profile.rtpOverhead <= scratch.count else { return }
         var length = packet.count
+        let lookup = leg.mediaLookup
+        if let payloadType = lookup.videoRTXPayloadType, let ssrc = lookup.videoRTXSSRC,
+           case .success(let header) = RTPHeader.parse(packet),
+           let wrapped = RTPRetransmission.wrap(packet, header: header, into: scratch, payloadType: payloadType,
+                                                sequenceNumber: leg.rtxSequence, ssrc: ssrc) {
+            leg.rtxSequence &+= 1
+            length = wrapped
+            leg.retransmittedAsRTX &+= 1
+            counters.retransmittedAsRTX &+= 1
+        } else {
+            scratch.copyMemory(from: packet)
+        }
         guard srtp.outbound.protectRTP(scratch, length: &length) == .ok else { return drop(.protectFailed) }
         leg.packetsOut &+= 1
         leg.bytesOut &+= UInt64(length)

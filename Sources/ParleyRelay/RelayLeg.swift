@@ -69,6 +69,15 @@ final class RelayLeg: @unchecked Sendable {
     var decryptFailures: UInt64 = 0
     /// Video packets sent again from ``history`` for this leg's NACKs.
     var retransmitted: UInt64 = 0
+    /// Of ``retransmitted``, those sent as RTX.
+    var retransmittedAsRTX: UInt64 = 0
+    /// The next sequence number of the relay's RTX stream to this leg (RFC 4588 §4: its own
+    /// numbering, random start), for forwarded RTX and the relay's own resends alike.
+    var rtxSequence = UInt16.random(in: 0...UInt16.max)
+    /// Video packets from and to this leg counted for the tests' loss hooks
+    /// (``RelayConfiguration/testVideoLossInbound``, ``RelayConfiguration/testVideoLossOutbound``).
+    var testLossInbound = 0
+    var testLossOutbound = 0
     /// The video lately sent to this leg, for its NACKs; made with the first video packet.
     var history: RetransmissionHistory?
     /// Set while this leg waits for a video key frame the relay asked its partner for; cleared

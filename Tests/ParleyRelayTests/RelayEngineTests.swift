@@ -49,10 +49,17 @@ import Testing
         #expect(answer.contains("a=ice-ufrag:\(leg.ice.localUfrag)"))
         #expect(answer.contains("a=fingerprint:\(Self.dtlsContext.fingerprint.sdpValue)"))
         #expect(answer.contains("a=rtpmap:96 opus/48000/2") && answer.contains("a=rtpmap:97 VP8/90000"))
-        #expect(!answer.contains("H264") && !answer.contains("rtx") && !answer.contains("PCMU"))
+        #expect(!answer.contains("H264") && !answer.contains("PCMU"))
+        // RTX for VP8 only (RFC 4588), the relay's RTX stream paired with its video stream.
+        #expect(answer.contains("a=rtpmap:98 rtx/90000\r\na=fmtp:98 apt=97\r\n"))
+        #expect(!answer.contains("a=rtpmap:100 rtx") && !answer.contains("a=rtpmap:102 rtx"))
         let audio = try #require(leg.media.audio)
         let video = try #require(leg.media.video)
         #expect(answer.contains("a=ssrc:\(audio.localSSRC) ") && answer.contains("a=ssrc:\(video.localSSRC) "))
+        let rtxSSRC = try #require(video.localRTXSSRC)
+        #expect(video.rtxPayloadType == 98 && leg.mediaLookup.isRTX(98) && !leg.mediaLookup.isRTX(97))
+        #expect(answer.contains("a=ssrc-group:FID \(video.localSSRC) \(rtxSSRC)\r\n") && answer.contains("a=ssrc:\(rtxSSRC) "))
+        #expect(audio.localRTXSSRC == nil && audio.rtxPayloadType == nil)
         #expect(audio.remoteSSRCs == [428646249])
         #expect(video.remoteSSRCs.first == 2052986180, "the FID group's first SSRC is primary")
     }

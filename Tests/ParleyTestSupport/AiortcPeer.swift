@@ -47,6 +47,20 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         public var ufragAfter: String?
         public var pairChanges: Int?
         public var restartAnsweredAfter: Double?
+        /// RTP packets aiortc's receiver took, keyed "ssrc/payloadType" (with `--rtx`).
+        public var rtpReceived: [String: Int]?
+        /// Retransmissions this peer sent for NACKs, and how many of them as RTX.
+        public var retransmissionsSent: Int?
+        public var rtxSent: Int?
+        /// The answer's video RTX payload type and `a=ssrc-group:FID` SSRCs.
+        public var answerRtxPayloadType: Int?
+        public var answerFID: [UInt32]?
+        /// Chromium's video stats (chromium_restart_peer.py): inbound `retransmittedPacketsReceived`,
+        /// `nackCount` and `rtxSsrc`, outbound `retransmittedPacketsSent`.
+        public var retransmittedPacketsReceived: Int?
+        public var retransmittedPacketsSent: Int?
+        public var videoNacksSent: Int?
+        public var rtxSsrc: UInt32?
     }
 
     private let process: Process

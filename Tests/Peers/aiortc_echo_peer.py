@@ -10,6 +10,10 @@ Protocol on stdio (one JSON object per line):
   stdout  {"type": "progress", "audioFrames": N, "videoFrames": N, "t": S}   with --progress, every few seconds
   stdout  {"type": "result", "audioFrames": N, "videoFrames": N, "srtpProfile": ..., ...}
   stdin   any line (with --hold)                 close the peer connection (DTLS close_notify)
+With --rtx the video offer keeps aiortc's RTX format (RFC 4588) beside VP8; the result then says
+what arrived per SSRC and payload type ("rtpReceived", "ssrc/pt": count, counted as aiortc's
+receiver takes each packet), how many retransmissions this peer sent ("retransmissionsSent",
+"rtxSent") and the answer's video RTX payload type and FID SSRCs.
 Logs go to stderr. Everything stays on loopback: aioice gathers only 127.0.0.1 (or ::1 with
 `--address ::1`), no STUN/TURN servers, remote candidates other than UDP on that address are
 refused (as peer-bench/echo_bench.py).
@@ -75,6 +79,37 @@ from aiortc import (  # noqa: E402
 )
 
 log = logging.getLogger("peer")
+
+# --- counting what aiortc's own receiver and sender see (no change to what they do) -----------
+import aiortc.rtcrtpreceiver as rtcrtpreceiver  # noqa: E402
+import aiortc.rtcrtpsender as rtcrtpsender  # noqa: E402
+
+RTP_RECEIVED = {}
+SENT = {"retransmissions": 0, "rtx": 0}
+_orig_handle_rtp = rtcrtpreceiver.RTCRtpReceiver._handle_rtp_packet
+_orig_wrap_rtx = rtcrtpsender.wrap_rtx
+_orig_retransmit = rtcrtpsender.RTCRtpSender._retransmit
+
+
+async def _counting_handle_rtp(self, packet, arrival_time_ms):
+    key = f"{packet.ssrc}/{packet.payload_type}"
+    RTP_RECEIVED[key] = RTP_RECEIVED.get(key, 0) + 1
+    return await _orig_handle_rtp(self, packet, arrival_time_ms)
+
+
+def _counting_wrap_rtx(*a, **kw):
+    SENT["rtx"] += 1
+    return _orig_wrap_rtx(*a, **kw)
+
+
+async def _counting_retransmit(self, sequence_number):
+    SENT["retransmissions"] += 1
+    return await _orig_retransmit(self, sequence_number)
+
+
+rtcrtpreceiver.RTCRtpReceiver._handle_rtp_packet = _counting_handle_rtp
+rtcrtpsender.wrap_rtx = _counting_wrap_rtx
+rtcrtpsender.RTCRtpSender._retransmit = _counting_retransmit
 
 SRTP_CHOICES = {
     "gcm128": rtcdtls.SRTP_AEAD_AES_128_GCM,
@@ -196,7 +231,8 @@ async def run(args):
     for track, codec in ((ToneTrack(), "audio/opus"), (MovingBarTrack(args.width, args.height), "video/VP8")):
         transceiver = pc.addTransceiver(track, direction="sendrecv")
         caps = RTCRtpSender.getCapabilities(track.kind).codecs
-        transceiver.setCodecPreferences([c for c in caps if c.mimeType.lower() == codec.lower()])
+        wanted = [codec.lower()] + (["video/rtx"] if args.rtx and track.kind == "video" else [])
+        transceiver.setCodecPreferences([c for c in caps if c.mimeType.lower() in wanted])
 
     await pc.setLocalDescription(await pc.createOffer())
     emit({"type": "offer", "sdp": pc.localDescription.sdp})
@@ -255,6 +291,13 @@ async def run(args):
         "videoSize": video_size[0],
         "remoteIceLite": "a=ice-lite" in answer,
         "remoteSetup": next((ln[8:] for ln in answer.splitlines() if ln.startswith("a=setup:")), None),
+        "rtpReceived": dict(RTP_RECEIVED),
+        "retransmissionsSent": SENT["retransmissions"],
+        "rtxSent": SENT["rtx"],
+        "answerRtxPayloadType": next((int(ln[9:].split()[0]) for ln in answer.splitlines()
+                                      if ln.startswith("a=rtpmap:") and " rtx/" in ln), None),
+        "answerFID": next(([int(x) for x in ln.split()[1:]] for ln in answer.splitlines()
+                           if ln.startswith("a=ssrc-group:FID ")), None),
     }
     emit(result)
     for task in consumers:
@@ -282,6 +325,8 @@ def main():
                    help="the loopback address to gather, and the only one to send to (::1: IPv6)")
     p.add_argument("--hold", action="store_true",
                    help="after the result, keep the peer connection open until a stdin line or EOF")
+    p.add_argument("--rtx", action="store_true",
+                   help="offer RTX (RFC 4588) with VP8, as aiortc does without codec preferences")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
     globals()["LOOPBACK"] = args.address   # read by the aioice patches above at call time

@@ -100,6 +100,21 @@ async (sdp) => {
 }
 """
 
+RTX_JS = """
+async () => {
+  const out = {retransmittedPacketsReceived: 0, retransmittedPacketsSent: 0, videoNacksSent: 0, rtxSsrc: null};
+  (await window.pc.getStats()).forEach(s => {
+    if (s.type === "inbound-rtp" && s.kind === "video") {
+      out.retransmittedPacketsReceived += s.retransmittedPacketsReceived || 0;
+      out.videoNacksSent += s.nackCount || 0;
+      if (s.rtxSsrc !== undefined) out.rtxSsrc = s.rtxSsrc;
+    }
+    if (s.type === "outbound-rtp" && s.kind === "video") out.retransmittedPacketsSent += s.retransmittedPacketsSent || 0;
+  });
+  return out;
+}
+"""
+
 READ_JS = "() => ({timeline: window.timeline, states: window.states, restartAt: window.restartAt || null, now: performance.now(), state: window.pc.connectionState})"
 
 
@@ -168,6 +183,7 @@ def run(args):
             time.sleep(args.seconds_after)
 
             data, last = latest(page)
+            rtx = page.evaluate(RTX_JS)
             timeline = data["timeline"]
             restart_at = data["restartAt"] or last[0]
             before = [p for p in timeline if p[0] < restart_at]
@@ -190,6 +206,8 @@ def run(args):
                 "ufragAfter": after[-1][3] if after else None,
                 "pairChanges": last[4],
                 "restartAnsweredAfter": round((restart_answered - restart_at) / 1000, 3) if restart_answered else None,
+                # Chromium's own video stats (RFC 4588 retransmissions, NACKs), at the end.
+                **rtx,
             })
             if args.hold:
                 sys.stdin.readline()   # keep the call until told (one more line, or EOF)
