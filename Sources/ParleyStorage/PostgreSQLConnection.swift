@@ -63,15 +63,6 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
         return try result.rows.map { row in Row(columns: columns, values: try row.map(Self.value(of:))) }
     }
 
-    /// Sends a statement without parameters or results and does not wait for it: the connection
-    /// runs its statements in the order they are sent, so the next one queues behind it. For
-    /// the bracket of a read-only transaction (`START …` pipelined with the first query, `COMMIT`
-    /// left to finish while the thread takes its next job); the returned future tells how it went.
-    @discardableResult
-    func send(_ sql: String) -> EventLoopFuture<PostgresQueryResult>? {
-        connection?.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-    }
-
     /// Runs each statement of `script` (split at its semicolons) without parameters.
     func execute(script: String) throws {
         guard let connection else { throw StorageError.closed }
