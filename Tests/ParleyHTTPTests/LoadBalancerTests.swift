@@ -7,7 +7,7 @@ import Testing
 /// sockets — and the two people's sockets end on different nodes (checked on each node's
 /// /admin/status), so their chat crosses from one node to the other. Then a node stops: HAProxy
 /// sends everything to the one left, where Bo's socket reconnects and still hears Ann.
-@Suite(.enabled(if: HAProxy.isInstalled, "needs Debian's haproxy: scripts/test.sh installs it (scripts/install-deps.sh haproxy)"))
+@Suite(.liveMedia, .enabled(if: HAProxy.isInstalled, "needs Debian's haproxy: scripts/test.sh installs it (scripts/install-deps.sh haproxy)"))
 struct LoadBalancerTests {
     static let adminToken = String(repeating: "ad", count: 16)
 

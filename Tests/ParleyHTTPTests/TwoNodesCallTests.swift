@@ -11,7 +11,7 @@ import Testing
 /// through the node bus, and the answer they get points at the call's node's relay. Busy and
 /// crossing calls are found across nodes, and a block on either node ends the call. (Real offers,
 /// no media: TwoNodeProcessesTests carries media between two processes.)
-@Suite struct TwoNodesCallTests {
+@Suite(.serialized) struct TwoNodesCallTests {   // ten servers at once would crowd the timing-bound suites beside them
     static let offer = CallSignallingTests.offer
     /// An offer from a device with many addresses (Wi-Fi, cellular, VPN, IPv6 each): too large for
     /// one notification between nodes (8 000 bytes), so it crosses as a stored parcel.
