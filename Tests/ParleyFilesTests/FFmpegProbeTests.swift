@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import ParleyFiles
 import Testing
 
@@ -44,7 +45,7 @@ struct FFmpegProbeTests {
         process.arguments = ["-nostdin", "-v", "error", "-y"] + arguments + ["-t", "2", output.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try launchChild(process)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             // This ffmpeg build lacks the encoder (e.g. no libopus): nothing to compare.

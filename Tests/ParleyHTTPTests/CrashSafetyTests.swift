@@ -144,7 +144,7 @@ struct ParleyProcess {
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try launchChild(process)
         return ParleyProcess(process: process)
     }
 

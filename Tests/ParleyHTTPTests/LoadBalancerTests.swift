@@ -117,7 +117,7 @@ final class HAProxy: @unchecked Sendable {  // the Process is only signalled aft
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
-        try process.run()
+        try launchChild(process)
         let proxy = HAProxy(port: port, process: process, directory: directory)
         // Up once it answers, and both nodes pass their first check.
         let front = LiveHTTP(port: port)

@@ -202,7 +202,7 @@ import Testing
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/out"))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/err"))
-        try process.run()
+        try launchChild(process)
         for _ in 0..<1200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

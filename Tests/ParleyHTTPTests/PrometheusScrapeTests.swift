@@ -59,7 +59,7 @@ struct PrometheusScrapeTests {
             let output = try FileHandle(forWritingTo: log)
             process.standardOutput = output
             process.standardError = output
-            try process.run()
+            try launchChild(process)
             defer {
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()

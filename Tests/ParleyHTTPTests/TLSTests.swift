@@ -21,7 +21,7 @@ import Testing
                              "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]
         openssl.standardOutput = FileHandle.nullDevice
         openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
+        try launchChild(openssl)
         openssl.waitUntilExit()
         try #require(openssl.terminationStatus == 0, "openssl could not make a certificate")
         return (certificate, key)

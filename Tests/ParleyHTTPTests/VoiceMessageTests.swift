@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -23,7 +24,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=\(rate)",
                              "-ac", "1", "-c:a", codec, "-t", String(seconds), output.path]
-        try process.run()
+        try launchChild(process)
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "ffmpeg could not write \(name)")
         return Array(try Data(contentsOf: output))

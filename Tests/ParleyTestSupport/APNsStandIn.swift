@@ -79,7 +79,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         let control = ControlLines(stdout: stdout.fileHandleForReading)
         let log = OutputLog()
         drain(stderr.fileHandleForReading, chunk: { log.append($0) })
-        try process.run()
+        try launchChild(process)
 
         struct Ready: Decodable { var port: Int; var ca: String }
         do {

@@ -106,7 +106,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         drain(stderr.fileHandleForReading, chunk: { log.append($0) })
         stderrLog = log
         lines = stream
-        try process.run()
+        try launchChild(process)
     }
 
     /// The next JSON message on stdout, within `timeout`.

@@ -24,7 +24,7 @@ public final class ChildLines: @unchecked Sendable {  // the Process is only sig
               end: { continuation.finish() })
         drain(stderr.fileHandleForReading, chunk: { [log] in log.append($0) })
         lines = stream
-        try process.run()
+        try launchChild(process)
     }
 
     /// The next line as a JSON object, within `timeout`.

@@ -56,7 +56,7 @@ public final class LiveSMTPServer: @unchecked Sendable {  // immutable after sta
         process.arguments = arguments
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try launchChild(process)
         let server = LiveSMTPServer(process: process, port: port, workDirectory: work, maildir: maildir, logFile: logFile)
         do {
             try await server.waitUntilListening()

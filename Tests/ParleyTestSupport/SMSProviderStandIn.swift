@@ -46,7 +46,7 @@ public final class SMSProviderStandIn: @unchecked Sendable {  // immutable after
         let control = ControlLines(stdout: stdout.fileHandleForReading, who: "the SMS provider stand-in")
         let log = OutputLog()
         drain(stderr.fileHandleForReading, chunk: { log.append($0) })
-        try process.run()
+        try launchChild(process)
         struct Ready: Decodable { var port: Int }
         do {
             let line = try await control.next(timeout: .seconds(20), log: log)

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -81,7 +82,7 @@ final class Coturn: @unchecked Sendable {  // the Process is only signalled afte
         process.arguments = ["-c", directory + "/turnserver.conf"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try launchChild(process)
     }
 
     /// Loopback only, shared-secret credentials, peers limited to Parley's media address
@@ -156,7 +157,7 @@ final class Coturn: @unchecked Sendable {  // the Process is only signalled afte
         process.arguments = ["-c", command]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try launchChild(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -53,7 +53,7 @@ struct ParleyNode: @unchecked Sendable {   // the Process is only signalled afte
         let log = try FileHandle(forWritingTo: data.appendingPathComponent("parley.log"))
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try launchChild(process)
         return ParleyNode(name: name, data: data, port: port, mediaPort: mediaPort, http: LiveHTTP(port: port), process: process)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestSupport
 
 /// A self-signed certificate for `localhost` / `127.0.0.1`, made with the `openssl` CLI.
 struct TestCertificate {
@@ -18,7 +19,7 @@ struct TestCertificate {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try launchChild(process)
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
