@@ -6,9 +6,14 @@ import ParleyProtocol
 /// there (`CallRequest`), and what another node asks about a call held here is carried out here
 /// as if its device were connected to this node.
 extension CallService {
-    /// The node holding call `id` when it is another one (nil: here, or nowhere).
-    func holder(of id: CallID) async -> String? {
-        guard network.isShared, !book.holds(id), let node = await network.node(of: id), node != network.node else { return nil }
+    /// The node holding call `id` when it is another one (nil: here, or nowhere). Looking it up
+    /// and carrying the command there cost a read and a round trip over the bus, so a person may
+    /// send at most ``commandsElsewherePerMinute`` commands a minute about calls this node does
+    /// not hold (`rate_limited` past them); a call's whole life takes a handful.
+    func holder(of id: CallID, for user: UserID) async throws -> String? {
+        guard network.isShared, !book.holds(id) else { return nil }
+        try elsewhereLimit.admit(user.rawValue, now: timers.now())
+        guard let node = await network.node(of: id), node != network.node else { return nil }
         return node
     }
 

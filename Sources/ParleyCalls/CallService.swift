@@ -24,6 +24,9 @@ public actor CallService {
     /// ICE restarts each user may ask for per minute (`limits.iceRestartsPerMinute`): each one
     /// parses an offer and re-keys a leg's ICE, so a flood is refused before that work.
     let restartLimit: any RateCounter
+    /// Commands each user may send per minute about calls held on other nodes (see `holder`).
+    let elsewhereLimit = RateLimiter(limit: CallService.commandsElsewherePerMinute, window: 60)
+    public static let commandsElsewherePerMinute = 120
     let metrics: CallMetrics
     /// When each call's invite arrived, and the setup steps already timed: what
     /// `parley_call_setup_seconds` measures from. Gone when the call's record is written.
@@ -113,7 +116,7 @@ public actor CallService {
 
     /// The first of the callee's devices to answer gets the call.
     public func accept(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
-        if let node = await holder(of: id) { return try await network.send(.accept(id, user: user, device: device, sdp: sdp), to: node).sdp() }
+        if let node = try await holder(of: id, for: user) { return try await network.send(.accept(id, user: user, device: device, sdp: sdp), to: node).sdp() }
         return try await acceptHere(id, by: user, device: device, sdp: sdp)
     }
 
@@ -137,25 +140,25 @@ public actor CallService {
     }
 
     public func decline(_ id: CallID, by user: UserID) async throws {
-        if let node = await holder(of: id) { return try await network.send(.decline(id, user: user), to: node).check() }
+        if let node = try await holder(of: id, for: user) { return try await network.send(.decline(id, user: user), to: node).check() }
         await perform(try book.decline(id, by: user, at: timers.now()))
     }
 
     public func hangup(_ id: CallID, by user: UserID) async throws {
-        if let node = await holder(of: id) { return try await network.send(.hangup(id, user: user), to: node).check() }
+        if let node = try await holder(of: id, for: user) { return try await network.send(.hangup(id, user: user), to: node).check() }
         await perform(try book.hangup(id, by: user, at: timers.now()))
     }
 
     /// Microphone and camera state, passed to the other side.
     public func setMedia(_ id: CallID, by user: UserID, audio: Bool, video: Bool) async throws {
-        if let node = await holder(of: id) { return try await network.send(.media(id, user: user, audio: audio, video: video), to: node).check() }
+        if let node = try await holder(of: id, for: user) { return try await network.send(.media(id, user: user, audio: audio, video: video), to: node).check() }
         await perform(try book.media(id, by: user, audio: audio, video: video))
     }
 
     /// An ICE restart after a network switch: the device's new offer (new ICE credentials) for
     /// its own leg of a live call, and the relay's answer. The other side sees no change.
     public func restartICE(_ id: CallID, by user: UserID, device: SessionID, sdp: String) async throws -> String {
-        if let node = await holder(of: id) { return try await network.send(.restart(id, user: user, device: device, sdp: sdp), to: node).sdp() }
+        if let node = try await holder(of: id, for: user) { return try await network.send(.restart(id, user: user, device: device, sdp: sdp), to: node).sdp() }
         return try await restartHere(id, by: user, device: device, sdp: sdp)
     }
 

@@ -1,7 +1,8 @@
 /// An error that reaches a person: it carries a stable snake_case `code` that clients branch on,
 /// a human-readable message, and the kind of failure, which the HTTP edge maps to a status.
 public struct ParleyError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+    /// Named (raw values), so an error can cross between the nodes of one installation.
+    public enum Kind: String, Sendable, Equatable, Codable {
         case badRequest          // 400: malformed input
         case unauthenticated     // 401
         case forbidden           // 403
@@ -53,22 +54,3 @@ extension ParleyError {
     }
 }
 
-/// By name, so an error can cross between the nodes of one installation.
-extension ParleyError.Kind: Codable {
-    static let names: [(ParleyError.Kind, String)] = [
-        (.badRequest, "badRequest"), (.unauthenticated, "unauthenticated"), (.forbidden, "forbidden"), (.notFound, "notFound"),
-        (.methodNotAllowed, "methodNotAllowed"), (.conflict, "conflict"), (.gone, "gone"), (.tooLarge, "tooLarge"),
-        (.unsupportedMedia, "unsupportedMedia"), (.unprocessable, "unprocessable"), (.rateLimited, "rateLimited"),
-        (.unavailable, "unavailable"), (.internalFailure, "internalFailure"),
-    ]
-
-    public init(from decoder: any Decoder) throws {
-        let name = try decoder.singleValueContainer().decode(String.self)
-        self = Self.names.first { $0.1 == name }?.0 ?? .internalFailure
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(Self.names.first { $0.0 == self }?.1 ?? "internalFailure")
-    }
-}

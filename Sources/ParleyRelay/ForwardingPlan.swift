@@ -108,12 +108,6 @@ public struct ForwardingPlan: Sendable {
         return .unwrapped(length: length)
     }
 
-    /// The target's RTX payload type and the relay's RTX SSRC to it, for `kind`; nil without RTX.
-    public func rtx(for kind: RelayMediaKind) -> (payloadType: UInt8, ssrc: UInt32)? {
-        guard let route = routes[kind.rawValue], let payloadType = route.rtxPayloadType, let ssrc = route.rtxSSRC else { return nil }
-        return (payloadType, ssrc)
-    }
-
     private func rewriteExtensions(_ buffer: UnsafeMutableRawBufferPointer, header: RTPHeader, route: Route) {
         guard header.extensionProfile != nil else { return }
         if let midID = route.sourceMidID {

@@ -78,9 +78,6 @@ public struct LegMedia: Sendable, Hashable {
         }
     }
 
-    /// The client's RTX payload type for video; nil without RTX.
-    public var videoRTXPayloadType: UInt8? { video?.rtxPayloadType }
-
     /// The sections of an answer, with the SSRCs the relay chose per mid (and for its RTX
     /// streams, where RTX was negotiated).
     public init(negotiation: SDPNegotiation, localSSRCs: [String: UInt32], localRTXSSRCs: [String: UInt32] = [:]) {

@@ -128,4 +128,22 @@ final class FakeCallDirectory: Sendable {
         #expect(events.ended.first?.1 == [Self.ann, Self.bo])
         #expect(recorder.all.map(\.answered) == [true] && recorder.all.first?.durationSeconds == 60)
     }
+
+    @Test func commandsAboutCallsHeldElsewhereHaveAPerUserRate() async throws {
+        // Each is a lookup in the directory (and a round trip to the call's node): a flood of
+        // them from one person stops at the limit; the node's own calls are not counted.
+        for _ in 0..<CallService.commandsElsewherePerMinute {
+            await #expect(throws: CallErrors.notFound) { try await nodeB.hangup(CallID.generate(), by: Self.bo) }
+        }
+        do {
+            try await nodeB.hangup(CallID.generate(), by: Self.bo)
+            Issue.record("the command past the limit was let through")
+        } catch let error as ParleyError {
+            #expect(error.code == "rate_limited")
+        }
+        let local = try await nodeB.invite(from: Self.bo, device: Self.boPhone, to: Self.cy, media: .audio, sdp: "bo")
+        try await nodeB.hangup(local.callId, by: Self.bo)
+        await timers.advance(by: 61)
+        await #expect(throws: CallErrors.notFound) { try await nodeB.hangup(CallID.generate(), by: Self.bo) }
+    }
 }
