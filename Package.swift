@@ -234,7 +234,7 @@ let package = Package(
         .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"]),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"]),
-        .testTarget(name: "ParleyDTLSTests", dependencies: ["ParleyDTLS", "ParleySRTP", "COpenSSL", "CParleyShim"]),
+        .testTarget(name: "ParleyDTLSTests", dependencies: ["ParleyDTLS", "ParleySRTP", "COpenSSL", "CParleyShim", "ParleyTestSupport"]),
         .testTarget(name: "ParleyRelayTests", dependencies: [
             "ParleyRelay", "ParleyTestSupport", "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS",
             "ParleyMediaClient", "ParleyCodecs",

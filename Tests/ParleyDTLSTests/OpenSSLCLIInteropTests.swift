@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import ParleyDTLS
 import ParleySRTP
+import ParleyTestSupport
 
 /// Interop with an independent DTLS client over real UDP on 127.0.0.1: the `openssl s_client`
 /// program (Debian package `openssl`), offering Chromium's SRTP order with an RSA client
@@ -38,7 +39,7 @@ struct OpenSSLCLIInteropTests {
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
 
         let socket = try UDPSocket()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: openssl)
         process.arguments = [
             "s_client", "-dtls1_2", "-connect", "127.0.0.1:\(socket.port)",

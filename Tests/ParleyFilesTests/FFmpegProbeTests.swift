@@ -40,12 +40,12 @@ struct FFmpegProbeTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent(name)
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: try #require(FFmpeg.path))
         process.arguments = ["-nostdin", "-v", "error", "-y"] + arguments + ["-t", "2", output.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try launchChild(process)
+        try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             // This ffmpeg build lacks the encoder (e.g. no libopus): nothing to compare.

@@ -125,13 +125,13 @@ struct LiveFriends {
 
 /// The real `parley` executable, built beside the tests.
 struct ParleyProcess {
-    let process: Process
+    let process: ChildProcess
 
     static func start(data: String, port: Int, environment extra: [String: String] = [:]) throws -> ParleyProcess {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let binary = root.appendingPathComponent(".build/debug/parley").path
         try #require(FileManager.default.isExecutableFile(atPath: binary), "\(binary) is missing: run `swift build --build-tests` (make test does)")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--config", "/nonexistent.yaml", "--data", data, "--port", String(port)]
         var environment = ProcessInfo.processInfo.environment
@@ -144,7 +144,7 @@ struct ParleyProcess {
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try launchChild(process)
+        try process.run()
         return ParleyProcess(process: process)
     }
 

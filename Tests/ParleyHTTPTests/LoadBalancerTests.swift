@@ -88,12 +88,12 @@ struct LoadBalancerTests {
 /// Debian's HAProxy, run in the foreground on a configuration file of the repository with the
 /// example's addresses swapped for the test's: its listener for a free loopback port, its two
 /// servers for the nodes' ports.
-final class HAProxy: @unchecked Sendable {  // the Process is only signalled after launch
+final class HAProxy: @unchecked Sendable {  // the child is only signalled after launch
     static let executable = "/usr/sbin/haproxy"
     static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let directory: URL
 
     static func start(example path: String, nodes: [Int]) async throws -> HAProxy {
@@ -109,7 +109,7 @@ final class HAProxy: @unchecked Sendable {  // the Process is only signalled aft
         let directory = try makeTemporaryDirectory(prefix: "parley-haproxy")
         let config = directory.appendingPathComponent("haproxy.cfg")
         try text.write(to: config, atomically: true, encoding: .utf8)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["-db", "-f", config.path]   // -db: in the foreground, not a daemon
         let log = directory.appendingPathComponent("haproxy.log")
@@ -117,7 +117,7 @@ final class HAProxy: @unchecked Sendable {  // the Process is only signalled aft
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
-        try launchChild(process)
+        try process.run()
         let proxy = HAProxy(port: port, process: process, directory: directory)
         // Up once it answers, and both nodes pass their first check.
         let front = LiveHTTP(port: port)
@@ -131,7 +131,7 @@ final class HAProxy: @unchecked Sendable {  // the Process is only signalled aft
         throw HAProxyError.didNotStart(output.suffix(3000).description)
     }
 
-    private init(port: Int, process: Process, directory: URL) {
+    private init(port: Int, process: ChildProcess, directory: URL) {
         self.port = port
         self.process = process
         self.directory = directory

@@ -194,7 +194,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         _ = FileManager.default.createFile(atPath: folder + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: folder + "/err", contents: nil)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
@@ -202,7 +202,7 @@ import Testing
         process.environment = environment
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/out"))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: folder + "/err"))
-        try launchChild(process)
+        try process.run()
         for _ in 0..<1200 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()

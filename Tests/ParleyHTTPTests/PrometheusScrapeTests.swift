@@ -52,14 +52,14 @@ struct PrometheusScrapeTests {
             let port = try Coturn.freePort()
             let log = work.appendingPathComponent("prometheus.log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/prometheus")
             process.arguments = ["--config.file=\(work.path)/prometheus.yml", "--storage.tsdb.path=\(work.path)/data",
                                  "--web.listen-address=127.0.0.1:\(port)"]
             let output = try FileHandle(forWritingTo: log)
             process.standardOutput = output
             process.standardError = output
-            try launchChild(process)
+            try process.run()
             defer {
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 process.waitUntilExit()

@@ -20,11 +20,11 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent(name)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=\(rate)",
                              "-ac", "1", "-c:a", codec, "-t", String(seconds), output.path]
-        try launchChild(process)
+        try process.run()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "ffmpeg could not write \(name)")
         return Array(try Data(contentsOf: output))

@@ -8,7 +8,7 @@ import Testing
 /// Driven over stdio: its first line says the port and the CA file; each control command written
 /// to its stdin gets one JSON line back. Closing stdin ends it. The interpreter comes from
 /// `PARLEY_TEST_PYTHON`, a venv with `h2` and `cryptography` (scripts/test-peers.sh).
-public final class APNsStandIn: @unchecked Sendable {  // immutable after start; the Process is only signalled
+public final class APNsStandIn: @unchecked Sendable {  // immutable after start; the child is only signalled
     /// One request as the stand-in saw it, and what it answered.
     public struct Request: Decodable, Sendable {
         /// Seconds since 1970 when the request was complete.
@@ -49,7 +49,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
     /// The PEM of the test CA that signed the stand-in's certificate (for 127.0.0.1 and localhost).
     public let caFile: String
     public let workDirectory: URL
-    private let process: Process
+    private let process: ChildProcess
     private let stdin: Pipe
     private let control: ControlLines
     private let stderrLog: OutputLog
@@ -66,7 +66,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         let publicKey = work.appendingPathComponent("provider-public.pem")
         try Data(publicKeyPEM.utf8).write(to: publicKey)
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-u", AiortcPeer.script(named: "apns_standin.py"), "--workdir", work.path,
                              "--public-key", publicKey.path, "--key-id", keyID, "--team-id", teamID, "--bundle-id", bundleID]
@@ -79,7 +79,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         let control = ControlLines(stdout: stdout.fileHandleForReading)
         let log = OutputLog()
         drain(stderr.fileHandleForReading, chunk: { log.append($0) })
-        try launchChild(process)
+        try process.run()
 
         struct Ready: Decodable { var port: Int; var ca: String }
         do {
@@ -97,7 +97,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         }
     }
 
-    private init(process: Process, stdin: Pipe, control: ControlLines, log: OutputLog, port: Int, caFile: String, work: URL) {
+    private init(process: ChildProcess, stdin: Pipe, control: ControlLines, log: OutputLog, port: Int, caFile: String, work: URL) {
         self.process = process
         self.stdin = stdin
         self.control = control
@@ -154,7 +154,7 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         try? stdin.fileHandleForWriting.close()
         let deadline = Date().addingTimeInterval(2)
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        // SIGKILL, not SIGTERM: Foundation's Process on Linux passes on the test thread's signal mask.
+        // SIGKILL: what did not end on its stdin closing in two seconds is ended at once.
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: workDirectory)

@@ -6,7 +6,7 @@ import Testing
 ///
 /// The interpreter comes from `PARLEY_TEST_PYTHON`, a venv with `aiortc==1.16.*`. Other peer
 /// scripts speaking the same protocol (Tests/Peers/chromium_turn_peer.py) run through `script:`.
-public final class AiortcPeer: @unchecked Sendable {  // the Process is only signalled after launch
+public final class AiortcPeer: @unchecked Sendable {  // the child is only signalled after launch
     public struct Message: Decodable, Sendable {
         public var type: String
         public var sdp: String?
@@ -63,7 +63,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         public var rtxSsrc: UInt32?
     }
 
-    private let process: Process
+    private let process: ChildProcess
     private let stdin: Pipe
     private let lines: AsyncStream<String>
     private let stderrLog: OutputLog
@@ -88,7 +88,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
     }
 
     public init(python: String, script: String = AiortcPeer.scriptPath, arguments: [String]) throws {
-        process = Process()
+        process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-u", script] + arguments
         stdin = Pipe()
@@ -106,7 +106,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
         drain(stderr.fileHandleForReading, chunk: { log.append($0) })
         stderrLog = log
         lines = stream
-        try launchChild(process)
+        try process.run()
     }
 
     /// The next JSON message on stdout, within `timeout`.
@@ -141,8 +141,7 @@ public final class AiortcPeer: @unchecked Sendable {  // the Process is only sig
 
     public var stderr: String { stderrLog.text }
 
-    /// SIGKILL: Foundation's Process on Linux hands children a signal mask with SIGTERM blocked
-    /// (test threads block it), so SIGTERM would be ignored.
+    /// SIGKILL: the peer is ended at once, mid-call if need be.
     public func kill() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()

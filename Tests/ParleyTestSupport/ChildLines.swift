@@ -2,15 +2,15 @@ import Foundation
 
 /// A Python script from Tests/Peers that speaks in JSON lines on stdout (a stand-in service):
 /// started with the test venv's Python, read line by line, killed at the end.
-public final class ChildLines: @unchecked Sendable {  // the Process is only signalled and waited on
-    let process: Process
+public final class ChildLines: @unchecked Sendable {  // the child is only signalled and waited on
+    let process: ChildProcess
     let name: String
     let lines: AsyncStream<String>
     let log = OutputLog()
 
     public init(python: String, script: String, arguments: [String] = [], name: String) throws {
         self.name = name
-        process = Process()
+        process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-u", AiortcPeer.script(named: script)] + arguments
         let stdout = Pipe(), stderr = Pipe()
@@ -24,7 +24,7 @@ public final class ChildLines: @unchecked Sendable {  // the Process is only sig
               end: { continuation.finish() })
         drain(stderr.fileHandleForReading, chunk: { [log] in log.append($0) })
         lines = stream
-        try launchChild(process)
+        try process.run()
     }
 
     /// The next line as a JSON object, within `timeout`.

@@ -6,12 +6,12 @@ import Testing
 /// A real aiosmtpd (https://aiosmtpd.aio-libs.org) process delivering into a Maildir, for live
 /// SMTP tests. The interpreter comes from `PARLEY_TEST_PYTHON`, which the project's test command
 /// (`make test`) points at a venv with aiosmtpd installed.
-public final class LiveSMTPServer: @unchecked Sendable {  // immutable after start; Process is only signalled
+public final class LiveSMTPServer: @unchecked Sendable {  // immutable after start; the child is only signalled
     public let port: Int
     public let workDirectory: URL
     public let maildir: URL
     public let logFile: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// The Python interpreter for aiosmtpd; records a failure (not a skip) when unset.
     public static func python(sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
@@ -51,12 +51,12 @@ public final class LiveSMTPServer: @unchecked Sendable {  // immutable after sta
         let logFile = work.appendingPathComponent("aiosmtpd.log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         let log = try FileHandle(forWritingTo: logFile)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = arguments
         process.standardOutput = log
         process.standardError = log
-        try launchChild(process)
+        try process.run()
         let server = LiveSMTPServer(process: process, port: port, workDirectory: work, maildir: maildir, logFile: logFile)
         do {
             try await server.waitUntilListening()
@@ -67,7 +67,7 @@ public final class LiveSMTPServer: @unchecked Sendable {  // immutable after sta
         return server
     }
 
-    private init(process: Process, port: Int, workDirectory: URL, maildir: URL, logFile: URL) {
+    private init(process: ChildProcess, port: Int, workDirectory: URL, maildir: URL, logFile: URL) {
         self.process = process
         self.port = port
         self.workDirectory = workDirectory
@@ -77,8 +77,7 @@ public final class LiveSMTPServer: @unchecked Sendable {  // immutable after sta
 
     /// Kills the server, waits for it to exit and deletes its work directory.
     ///
-    /// SIGKILL, not `terminate()`: Foundation's `Process` on Linux passes on the spawning
-    /// thread's signal mask, and test threads block SIGTERM, so aiosmtpd would never see it.
+    /// SIGKILL: the stand-in keeps nothing worth a clean exit, and the test waits for none.
     public func stop() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)

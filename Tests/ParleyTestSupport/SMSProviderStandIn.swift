@@ -4,7 +4,7 @@ import Testing
 /// A local stand-in for an SMS provider's Messages API (Tests/Peers/sms_standin.py): real HTTP
 /// on 127.0.0.1, checking each request's path, Basic auth, form and numbers the way the provider
 /// does, and answering the way it does. Driven over stdio like ``APNsStandIn``; closing stdin ends it.
-public final class SMSProviderStandIn: @unchecked Sendable {  // immutable after start; the Process is only signalled
+public final class SMSProviderStandIn: @unchecked Sendable {  // immutable after start; the child is only signalled
     /// A message the stand-in accepted.
     public struct Message: Decodable, Sendable, Equatable {
         public var to: String
@@ -24,7 +24,7 @@ public final class SMSProviderStandIn: @unchecked Sendable {  // immutable after
     public let accountID: String
     public let authToken: String
     public let from: String
-    private let process: Process
+    private let process: ChildProcess
     private let stdin: Pipe
     private let control: ControlLines
     private let stderrLog: OutputLog
@@ -35,7 +35,7 @@ public final class SMSProviderStandIn: @unchecked Sendable {  // immutable after
     public static func start(accountID: String = "AC" + String(repeating: "5a", count: 16), authToken: String = "standin-auth-token",
                              from: String = "+15005550006", sourceLocation: SourceLocation = #_sourceLocation) async throws -> SMSProviderStandIn {
         let python = try APNsStandIn.python(sourceLocation: sourceLocation)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-u", AiortcPeer.script(named: "sms_standin.py"), "--account-id", accountID, "--auth-token", authToken,
                              "--from", from]
@@ -46,7 +46,7 @@ public final class SMSProviderStandIn: @unchecked Sendable {  // immutable after
         let control = ControlLines(stdout: stdout.fileHandleForReading, who: "the SMS provider stand-in")
         let log = OutputLog()
         drain(stderr.fileHandleForReading, chunk: { log.append($0) })
-        try launchChild(process)
+        try process.run()
         struct Ready: Decodable { var port: Int }
         do {
             let line = try await control.next(timeout: .seconds(20), log: log)
@@ -62,7 +62,7 @@ public final class SMSProviderStandIn: @unchecked Sendable {  // immutable after
         }
     }
 
-    private init(process: Process, stdin: Pipe, control: ControlLines, log: OutputLog, port: Int, accountID: String, authToken: String, from: String) {
+    private init(process: ChildProcess, stdin: Pipe, control: ControlLines, log: OutputLog, port: Int, accountID: String, authToken: String, from: String) {
         self.process = process
         self.stdin = stdin
         self.control = control

@@ -9,7 +9,7 @@ import Glibc
 ///
 /// Unlike production (docs/deploying.md), it listens and relays on 127.0.0.1 and lets peers be
 /// loopback addresses (`allow-loopback-peers`): Parley's relay is on 127.0.0.1 in tests.
-final class Coturn: @unchecked Sendable {  // the Process is only signalled after launch
+final class Coturn: @unchecked Sendable {  // the child is only signalled after launch
     static let executable = "/usr/bin/turnserver"
     static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
@@ -31,7 +31,7 @@ final class Coturn: @unchecked Sendable {  // the Process is only signalled afte
     /// base64 SHA-256 of the certificate's public key, for Chromium's
     /// `--ignore-certificate-errors-spki-list`: a client trusts this one self-signed certificate.
     let certificateSPKI: String
-    private let process: Process
+    private let process: ChildProcess
 
     /// `turn:` URIs of this server, over UDP and over TCP, and `turns:` (TLS over TCP).
     var udpURI: String { "turn:127.0.0.1:\(port)?transport=udp" }
@@ -77,12 +77,12 @@ final class Coturn: @unchecked Sendable {  // the Process is only signalled afte
             """)
         self.configuration = configuration(setup)
         try self.configuration.write(toFile: directory + "/turnserver.conf", atomically: true, encoding: .utf8)
-        process = Process()
+        process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = ["-c", directory + "/turnserver.conf"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try launchChild(process)
+        try process.run()
     }
 
     /// Loopback only, shared-secret credentials, peers limited to Parley's media address
@@ -152,12 +152,12 @@ final class Coturn: @unchecked Sendable {  // the Process is only signalled afte
 
     /// Runs a `/bin/sh` command line and returns its standard output, trimmed.
     private static func shell(_ command: String) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         let output = Pipe()
         process.standardOutput = output
-        try launchChild(process)
+        try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -7,7 +7,7 @@ import Testing
 /// A real `parley` process as one node of several on a shared PostgreSQL database: its own data
 /// folder (and so its own mail outbox), HTTP port and relay port, the token key and admin token
 /// every node shares, and its log kept in its folder for a failing test to show.
-struct ParleyNode: @unchecked Sendable {   // the Process is only signalled after launch
+struct ParleyNode: @unchecked Sendable {   // the child is only signalled after launch
     let name: String
     let data: URL
     let port: Int
@@ -15,7 +15,7 @@ struct ParleyNode: @unchecked Sendable {   // the Process is only signalled afte
     /// this node holds point at.
     let mediaPort: Int
     let http: LiveHTTP
-    private let process: Process
+    private let process: ChildProcess
 
     var outbox: Outbox { Outbox(directory: data.path + "/outbox") }
     var logFile: URL { data.appendingPathComponent("parley.log") }
@@ -34,7 +34,7 @@ struct ParleyNode: @unchecked Sendable {   // the Process is only signalled afte
         let port = try await LiveSMTPServer.freePort()
         let mediaPort = try await freeMediaPort()
 
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--config", "/nonexistent.yaml", "--data", data.path, "--port", String(port)]
         var environment = ProcessInfo.processInfo.environment
@@ -53,7 +53,7 @@ struct ParleyNode: @unchecked Sendable {   // the Process is only signalled afte
         let log = try FileHandle(forWritingTo: data.appendingPathComponent("parley.log"))
         process.standardOutput = log
         process.standardError = log
-        try launchChild(process)
+        try process.run()
         return ParleyNode(name: name, data: data, port: port, mediaPort: mediaPort, http: LiveHTTP(port: port), process: process)
     }
 
