@@ -39,6 +39,14 @@ final class WorkQueue<Job>: @unchecked Sendable {
         return taken
     }
 
+    /// Waits up to `timeout` seconds; true once stopped.
+    func waitForStop(timeout: TimeInterval) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if !stopped { _ = condition.wait(until: Date().addingTimeInterval(timeout)) }
+        return stopped
+    }
+
     func stop() {
         condition.lock()
         stopped = true
