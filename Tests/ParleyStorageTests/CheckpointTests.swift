@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+import ParleyStorage
+import Testing
+
+/// SQLite's checkpoints run on a connection of their own, never in the writer's commits: what is
+/// committed reaches the database file within a second while writes go on, and the WAL does not
+/// grow without end.
+@Suite struct CheckpointTests {
+    @Test func committedPagesReachTheDatabaseFileWhileItStaysOpen() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-ckpt-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/test.sqlite"
+        let database = try await Database.openSQLite(path: path, logger: Logger(label: "test"))
+        try await database.write { try $0.execute("CREATE TABLE items (n INTEGER PRIMARY KEY, label TEXT)") }
+        let before = Self.size(path)
+        let filler = String(repeating: "x", count: 2_000)
+        for batch in 0..<20 {
+            try await database.write { sql in
+                for n in 0..<100 { try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", batch * 100 + n, filler) }
+            }
+        }
+        // 2 000 rows of 2 kB: ~4 MB committed, all of it in the WAL until a checkpoint copies it.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while Self.size(path) < before + 3_000_000, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(Self.size(path) >= before + 3_000_000, "the database file holds what was committed")
+        // Once all of it is copied, the next write starts the WAL over instead of appending.
+        try await Task.sleep(for: .seconds(1))
+        try await database.write { try $0.execute("INSERT INTO items (n, label) VALUES (?, ?)", 99_999, "last") }
+        let wal = Self.size(path + "-wal")
+        #expect(wal < 5_000_000, "WAL \(wal) bytes")
+        let count = try await database.read { try $0.query("SELECT COUNT(*) AS c FROM items")[0].decode(column: "c", as: Int.self) }
+        #expect(count == 2_001)
+        try await database.close()
+    }
+
+    static func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+}
