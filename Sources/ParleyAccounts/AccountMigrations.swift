@@ -83,5 +83,45 @@ public enum AccountMigrations {
         Migration("accounts.7") { sql in
             try sql.execute(#"CREATE INDEX "rate_events_at" ON "rate_events" ("at")"#)
         },
+        // Search on SQLite in name order (docs/benchmarks.md, "User search"): every trigram of
+        // every name_key with the name key beside it, so the users matching a part of a name are
+        // read in name order from one trigram's entries — a page costs its own rows, not a sort of
+        // every match (FTS5 returned matches in rowid order: a fragment such as "zoe", bunched in
+        // name order with 15 000 matches, was sorted in full). It replaces accounts.2's FTS5 table.
+        // Kept by triggers; `user` is the users rowid, which only VACUUM renumbers (rebuild the
+        // table after one). The trigrams of a name come from a JSON array of one element per
+        // position (triggers cannot use WITH): substr counts characters, as Swift's unicode scalars.
+        // PostgreSQL keeps its pg_trgm index (accounts.2); CopyPlan skips `*_trigrams` tables.
+        Migration("accounts.8") { sql in
+            guard sql.kind == .sqlite else { return }
+            func positions(_ key: String) -> String {
+                "json_each('[' || substr(replace(substr(printf('%.*c', length(\(key)), '0'), 3), '0', ',0'), 2) || ']')"
+            }
+            try sql.execute(script: """
+                DROP TRIGGER IF EXISTS users_search_insert;
+                DROP TRIGGER IF EXISTS users_search_delete;
+                DROP TRIGGER IF EXISTS users_search_update;
+                DROP TABLE IF EXISTS users_search;
+                CREATE TABLE user_trigrams (trigram TEXT NOT NULL, name_key TEXT NOT NULL, user INTEGER NOT NULL,
+                  PRIMARY KEY (trigram, name_key, user)) WITHOUT ROWID;
+                INSERT OR IGNORE INTO user_trigrams (trigram, name_key, user)
+                  SELECT substr(u.name_key, p.key + 1, 3), u.name_key, u.rowid FROM users u, \(positions("u.name_key")) p
+                  ORDER BY 1, 2, 3;
+                CREATE TRIGGER user_trigrams_insert AFTER INSERT ON users BEGIN
+                  INSERT OR IGNORE INTO user_trigrams (trigram, name_key, user)
+                    SELECT substr(new.name_key, key + 1, 3), new.name_key, new.rowid FROM \(positions("new.name_key"));
+                END;
+                CREATE TRIGGER user_trigrams_delete AFTER DELETE ON users BEGIN
+                  DELETE FROM user_trigrams WHERE name_key = old.name_key AND user = old.rowid
+                    AND trigram IN (SELECT substr(old.name_key, key + 1, 3) FROM \(positions("old.name_key")));
+                END;
+                CREATE TRIGGER user_trigrams_update AFTER UPDATE OF name_key ON users BEGIN
+                  DELETE FROM user_trigrams WHERE name_key = old.name_key AND user = old.rowid
+                    AND trigram IN (SELECT substr(old.name_key, key + 1, 3) FROM \(positions("old.name_key")));
+                  INSERT OR IGNORE INTO user_trigrams (trigram, name_key, user)
+                    SELECT substr(new.name_key, key + 1, 3), new.name_key, new.rowid FROM \(positions("new.name_key"));
+                END;
+                """)
+        },
     ]
 }

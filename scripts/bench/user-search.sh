@@ -4,7 +4,8 @@
 # kept by triggers, as for accounts made through the API), starts it again and times
 # GET /v1/users?query= end to end (HTTP on 127.0.0.1, one keep-alive connection, one query at a
 # time) over queries typed from the seeded names: parts of names (3–8 characters), whole names,
-# whole addresses; two-letter queries (shorter than a trigram: a scan) are timed apart.
+# whole addresses; two-letter queries (what a search box sends first: names, or words in them,
+# that start with them) are timed apart, as their own class.
 # usage: scripts/bench/user-search.sh [--accounts 1000000] [--queries 2000]
 # env: PARLEY_BIN (a folder with a built `parley`; default .build-release/release)
 set -euo pipefail
@@ -29,6 +30,7 @@ stop
 echo "seeding $accounts accounts…"
 seconds=$( { /usr/bin/time -f %e sqlite3 "$work/data/parley.sqlite" > /dev/null <<SQL
 PRAGMA journal_mode=WAL;
+PRAGMA cache_size=-400000;
 CREATE TEMP TABLE firsts (k INTEGER PRIMARY KEY, v TEXT);
 INSERT INTO firsts (v) VALUES ('Anna'),('Ben'),('Carla'),('David'),('Elena'),('Farid'),('Greta'),('Hugo'),('Ines'),('Jonas'),
  ('Karin'),('Liam'),('Mara'),('Nils'),('Olga'),('Pavel'),('Quinn'),('Rosa'),('Sven'),('Tara'),('Ugo'),('Vera'),('Wim'),('Xenia'),
@@ -105,5 +107,5 @@ for kind in ("all", "part", "name", "address"):
         print(f"  {kind:8} n={len(v):5}  p50 {pct(v, 50):6.2f} ms  p95 {pct(v, 95):6.2f} ms  p99 {pct(v, 99):6.2f} ms  max {max(v):7.2f} ms")
 times, _ = run(short)
 v = times["two letters"]
-print(f"  two letters n={len(v):3}  p50 {pct(v, 50):6.2f} ms  p95 {pct(v, 95):6.2f} ms  p99 {pct(v, 99):6.2f} ms  (a scan: shorter than a trigram)")
+print(f"  two letters n={len(v):3}  p50 {pct(v, 50):6.2f} ms  p95 {pct(v, 95):6.2f} ms  p99 {pct(v, 99):6.2f} ms  max {max(v):7.2f} ms  (the start of a name or of a word in it)")
 PY
