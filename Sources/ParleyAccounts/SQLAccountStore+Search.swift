@@ -8,10 +8,6 @@ import ParleyStorage
 /// finds the names that start with them or have a word (after a space) that does — what a search
 /// box shows while the name is being typed.
 extension SQLAccountStore {
-    /// A query's rarest trigram is found by counting each one's entries up to the first cap; when
-    /// all reach it, again up to the second (a few milliseconds at most).
-    static let trigramCountCaps = [4_096, 65_536]
-
     public func searchUsers(
         query: String, viewer: UserID, excluding: Set<UserID>, after cursor: UserSearchCursor?, limit: Int
     ) async throws -> [UserRecord] {
@@ -104,19 +100,12 @@ extension SQLAccountStore {
                 + [.integer(Int64(limit))]).map(decodeUser)
     }
 
-    /// The trigram of `grams` with the fewest entries (counted up to a cap).
+    /// The trigram of `grams` with the fewest entries (user_trigram_counts; one that none has, none).
     static func rarest(_ sql: Snapshot, _ grams: [String]) throws -> String {
-        var pick = grams[0]
-        for cap in trigramCountCaps {
-            let row = try sql.query("""
-                SELECT column1 AS trigram, (SELECT COUNT(*) FROM (SELECT 1 FROM user_trigrams WHERE trigram = column1 LIMIT ?)) AS n
-                FROM (VALUES \(Array(repeating: "(?)", count: grams.count).joined(separator: ", "))) ORDER BY n LIMIT 1
-                """, binding: [.integer(Int64(cap))] + grams.map(\.sqlValue)).first
-            guard let row else { break }
-            pick = try row.decode(column: "trigram", as: String.self)
-            if try row.decode(column: "n", as: Int.self) < cap { break }
-        }
-        return pick
+        try sql.query("""
+            SELECT v.column1 AS gram FROM (VALUES \(Array(repeating: "(?)", count: grams.count).joined(separator: ", "))) v
+            LEFT JOIN user_trigram_counts c ON c.trigram = v.column1 ORDER BY COALESCE(c.n, 0) LIMIT 1
+            """, binding: grams.map(\.sqlValue)).first?.decode(column: "gram", as: String.self) ?? grams[0]
     }
 
     /// The distinct runs of three unicode scalars in `text`, in order: what SQLite's substr cuts

@@ -32,8 +32,9 @@ public struct CopyPlan: Sendable {
     public static let migrationsTable = "parley_migrations"
 
     /// Tables named so are search indexes SQLite keeps by triggers from other tables (accounts.8's
-    /// `user_trigrams`): not data, and PostgreSQL searches with its own trigram indexes.
-    public static let searchIndexSuffix = "_trigrams"
+    /// `user_trigrams` and `user_trigram_counts`): not data, and PostgreSQL searches with its own
+    /// trigram indexes.
+    public static let searchIndexSuffixes = ["_trigrams", "_trigram_counts"]
 
     /// Reads the plan from an SQLite snapshot.
     public static func read(_ sql: Snapshot) throws -> CopyPlan {
@@ -54,7 +55,7 @@ public struct CopyPlan: Sendable {
             case "table": break
             default: continue   // views
             }
-            if name.hasSuffix(searchIndexSuffix) {
+            if searchIndexSuffixes.contains(where: name.hasSuffix) {
                 skipped.append(SkippedTable(name: name, reason: "SQLite search index, kept by triggers; PostgreSQL has its own trigram index"))
                 continue
             }

@@ -144,10 +144,16 @@ import Testing
         #expect(try await Self.pages(store, "ma", viewer: ids[6]) == ["Mara Quist"])
         try await store.deleteUser(id: ids[7])
         #expect(try await Self.pages(store, "quis", viewer: ids[6]).isEmpty)
-        let left = try await database.read { sql in
-            try sql.scalar("SELECT COUNT(*) FROM user_trigrams WHERE user NOT IN (SELECT rowid FROM users)", as: Int.self)
+        let (left, miscounted, counted) = try await database.read { sql in
+            (try sql.scalar("SELECT COUNT(*) FROM user_trigrams WHERE user NOT IN (SELECT rowid FROM users)", as: Int.self),
+             try sql.scalar("""
+                SELECT COUNT(*) FROM user_trigram_counts c WHERE n <> (SELECT COUNT(*) FROM user_trigrams WHERE trigram = c.trigram)
+                """, as: Int.self),
+             try sql.scalar("SELECT n FROM user_trigram_counts WHERE trigram = 'ann'", as: Int.self))
         }
         #expect(left == 0)
+        #expect(miscounted == 0, "user_trigram_counts follows the entries")
+        #expect(counted == Self.names.filter { $0.lowercased().contains("ann") }.count)
         try await database.close()
     }
 }

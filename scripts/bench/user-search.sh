@@ -41,14 +41,17 @@ CREATE TEMP TABLE syllables (k INTEGER PRIMARY KEY, v TEXT);
 INSERT INTO syllables (v) VALUES ('ka'),('ri'),('mo'),('len'),('sa'),('to'),('vi'),('ne'),('bor'),('lu'),('an'),('de'),('gra'),
  ('hol'),('in'),('jor'),('ke'),('ma'),('nu'),('os'),('pe'),('qui'),('ra'),('sel'),('tu'),('ul'),('va'),('wen'),('xa'),('yo'),
  ('zi'),('berg'),('son'),('ova'),('ini'),('ez'),('mann'),('sky'),('ard'),('ley');
+-- The names in a table first: a CTE read twice (name, then lower(name)) would draw random() twice.
+CREATE TEMP TABLE named AS
 WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < $accounts - 1),
-named AS (
+drawn AS (
   SELECT i,
     (SELECT v FROM firsts WHERE k = 1 + (i * 7 + abs(random())) % 66) || ' ' ||
     (SELECT upper(substr(v, 1, 1)) || substr(v, 2) FROM syllables WHERE k = 1 + (i + abs(random())) % 40) ||
     (SELECT v FROM syllables WHERE k = 1 + (i * 3 + abs(random())) % 40) ||
     (SELECT v FROM syllables WHERE k = 1 + (i * 5 + abs(random())) % 40) AS name
   FROM n)
+SELECT i, name FROM drawn;
 INSERT INTO users (id, email, name, name_key, status, password_hash, date_of_birth, avatar_hash, email_verified_at, created_at, updated_at)
 SELECT printf('seed-%07d', i), printf('user%d@seed.test', i), name, lower(name), '', 'x', '1990-01-01', NULL,
        1795340000000, 1795340000000, 1795340000000
@@ -56,6 +59,8 @@ FROM named;
 SQL
 } 2>&1 | tail -1)
 echo "seeded in ${seconds} s"
+[ "$(sqlite3 "$work/data/parley.sqlite" "SELECT COUNT(*) FROM users WHERE name_key <> lower(name)")" = 0 ] \
+    || { echo "bench: seeded name keys are not the names"; exit 1; }
 sqlite3 "$work/data/parley.sqlite" "SELECT name || char(9) || email FROM users WHERE id LIKE 'seed-%' ORDER BY random() LIMIT $queries" > "$work/sample.tsv"
 start
 
