@@ -83,5 +83,63 @@ public enum AccountMigrations {
         Migration("accounts.7") { sql in
             try sql.execute(#"CREATE INDEX "rate_events_at" ON "rate_events" ("at")"#)
         },
+        // Search on SQLite in name order (docs/benchmarks.md, "User search"): every trigram of
+        // every name_key with the name key beside it, so the users matching a part of a name are
+        // read in name order from one trigram's entries — a page costs its own rows, not a sort of
+        // every match (FTS5 returned matches in rowid order: a fragment such as "zoe", bunched in
+        // name order with 15 000 matches, was sorted in full). It replaces accounts.2's FTS5 table.
+        // Kept by triggers; `user` is the users rowid, which only VACUUM renumbers (rebuild the
+        // table after one). The trigrams of a name come from a JSON array of one element per
+        // position (triggers cannot use WITH): substr counts characters, as Swift's unicode scalars.
+        // user_trigram_counts says how many entries each trigram has, so that a search walks the
+        // entries of its query's rarest trigram. PostgreSQL keeps its pg_trgm index (accounts.2);
+        // CopyPlan skips these tables (`*_trigrams`, `*_trigram_counts`).
+        Migration("accounts.8") { sql in
+            guard sql.kind == .sqlite else { return }
+            func positions(_ key: String) -> String {
+                "json_each('[' || substr(replace(substr(printf('%.*c', length(\(key)), '0'), 3), '0', ',0'), 2) || ']')"
+            }
+            // A row's entries, and how many entries each trigram has (what a search walks the rarest of).
+            func add(_ row: String) -> String {
+                """
+                INSERT OR IGNORE INTO user_trigrams (trigram, name_key, user)
+                    SELECT substr(\(row).name_key, key + 1, 3), \(row).name_key, \(row).rowid FROM \(positions("\(row).name_key"));
+                  INSERT INTO user_trigram_counts (trigram, n)
+                    SELECT DISTINCT substr(\(row).name_key, key + 1, 3), 1 FROM \(positions("\(row).name_key")) WHERE true
+                    ON CONFLICT (trigram) DO UPDATE SET n = n + 1;
+                """
+            }
+            func remove(_ row: String) -> String {
+                """
+                DELETE FROM user_trigrams WHERE name_key = \(row).name_key AND user = \(row).rowid
+                    AND trigram IN (SELECT substr(\(row).name_key, key + 1, 3) FROM \(positions("\(row).name_key")));
+                  UPDATE user_trigram_counts SET n = n - 1
+                    WHERE trigram IN (SELECT substr(\(row).name_key, key + 1, 3) FROM \(positions("\(row).name_key")));
+                """
+            }
+            try sql.execute(script: """
+                DROP TRIGGER IF EXISTS users_search_insert;
+                DROP TRIGGER IF EXISTS users_search_delete;
+                DROP TRIGGER IF EXISTS users_search_update;
+                DROP TABLE IF EXISTS users_search;
+                CREATE TABLE user_trigrams (trigram TEXT NOT NULL, name_key TEXT NOT NULL, user INTEGER NOT NULL,
+                  PRIMARY KEY (trigram, name_key, user)) WITHOUT ROWID;
+                INSERT OR IGNORE INTO user_trigrams (trigram, name_key, user)
+                  SELECT substr(u.name_key, p.key + 1, 3), u.name_key, u.rowid FROM users u, \(positions("u.name_key")) p
+                  ORDER BY 1, 2, 3;
+                CREATE TABLE user_trigram_counts (trigram TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+                INSERT INTO user_trigram_counts (trigram, n) SELECT trigram, COUNT(*) FROM user_trigrams GROUP BY trigram;
+                CREATE TRIGGER user_trigrams_insert AFTER INSERT ON users BEGIN
+                  \(add("new"))
+                END;
+                CREATE TRIGGER user_trigrams_delete AFTER DELETE ON users BEGIN
+                  \(remove("old"))
+                END;
+                CREATE TRIGGER user_trigrams_update AFTER UPDATE OF name_key ON users BEGIN
+                  \(remove("old"))
+                  \(add("new"))
+                END;
+                """)
+        },
     ]
 }

@@ -6,21 +6,15 @@ import ParleyStorage
 public struct SQLAccountStore: AccountStore {
     let database: Database
 
-    /// Up to this many trigram matches of a search are fetched and sorted; past it a stretch of
-    /// `walkRows` entries of the name index is walked in order first (see `searchUsers`).
-    let sortedMatchLimit: Int
-    let walkRows: Int
-
-    public init(database: Database, sortedMatchLimit: Int = 2_000, walkRows: Int = 10_000) {
+    public init(database: Database) {
         self.database = database
-        self.sortedMatchLimit = sortedMatchLimit
-        self.walkRows = walkRows
     }
 
-    static let userColumns = """
-        SELECT id, email, phone_number, name, status, password_hash, date_of_birth, avatar_hash, email_verified_at, created_at, updated_at,
-          last_seen_at FROM users
-        """
+    static let userFields = [
+        "id", "email", "phone_number", "name", "status", "password_hash", "date_of_birth", "avatar_hash", "email_verified_at",
+        "created_at", "updated_at", "last_seen_at",
+    ]
+    static let userColumns = "SELECT \(userFields.joined(separator: ", ")) FROM users"
 
     /// What the NOT NULL UNIQUE "email" column holds for an account signed up by phone (see
     /// accounts.3). No e-mail lookup can match it: those ask for rows without a phone number.
@@ -138,64 +132,6 @@ public struct SQLAccountStore: AccountStore {
     public func avatarReferences(hash: String) async throws -> Int {
         try await database.read { sql in
             try sql.scalar("SELECT COUNT(*) FROM users WHERE avatar_hash = ?", hash, as: Int.self) ?? 0
-        }
-    }
-
-    public func searchUsers(
-        query: String, viewer: UserID, excluding: Set<UserID>, after cursor: UserSearchCursor?, limit: Int
-    ) async throws -> [UserRecord] {
-        let key = query.lowercased()
-        // Names match in part; an address only when typed whole (someone who knows it), so that
-        // search cannot be used to harvest addresses by their domain or pieces.
-        let address = AccountRules.normalizeEmail(query)
-        var filters: [SQLValue] = [.text(viewer.rawValue)]
-        var conditions = ""
-        if !excluding.isEmpty {
-            conditions += " AND id NOT IN (\(sqlPlaceholders(excluding.count)))"
-            filters += excluding.map(\.rawValue.sqlValue)
-        }
-        var from: [SQLValue] = []
-        if let cursor {
-            conditions += " AND (name_key, id) > (?, ?)"
-            from = [.text(cursor.nameKey), .text(cursor.id.rawValue)]
-            filters += from
-        }
-        filters.append(.integer(Int64(limit)))
-        let like = SQLValue.text("%" + Self.escapeLike(key) + "%")
-        let phrase = SQLValue.text("\"" + key.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
-        // Enough matches from the walk to fill the page after the viewer and the hidden drop out.
-        let candidates = 2 * limit + excluding.count + 1
-        let (sqlite, walkRows, sortedMatchLimit) = (database.kind == .sqlite, walkRows, sortedMatchLimit)
-        return try await database.read { [filters, conditions, from] sql in
-            func page(_ name: String, _ binds: [SQLValue]) throws -> [UserRecord] {
-                try sql.query("""
-                    \(Self.userColumns) WHERE (\(name) OR (email = ? AND phone_number IS NULL)) AND id <> ? AND email_verified_at IS NOT NULL\(conditions)
-                    ORDER BY name_key, id LIMIT ?
-                    """, binding: binds + [.text(address)] + filters).map(Self.decodeUser)
-            }
-            let scan = "name_key LIKE ? ESCAPE '\\'"
-            guard sqlite else { return try page(scan, [like]) }
-            // A page in name order, three ways. A rare fragment: the trigram index finds its few
-            // matches and they are sorted. A common one ("ann", "ova": tens of thousands of
-            // names), where sorting every match is what costs: walk the name index (covering, no
-            // table reads) from the cursor for a bounded stretch, and keep the first matches in
-            // it — a full page found there is the page. Matches bunched elsewhere in the order
-            // (every "Zoe …" sorts together) leave the stretch short: then the matches sorted.
-            let trigrams = key.count >= 3
-            let indexed = "rowid IN (SELECT rowid FROM users_search WHERE users_search MATCH ?)"
-            if trigrams {
-                let matches = try sql.query("""
-                    SELECT COUNT(*) AS n FROM (SELECT 1 FROM users_search WHERE users_search MATCH ? LIMIT ?)
-                    """, binding: [phrase, .integer(Int64(sortedMatchLimit))]).first?.decode(column: "n", as: Int.self) ?? 0
-                if matches < sortedMatchLimit { return try page(indexed, [phrase]) }
-            }
-            let stretch = """
-                rowid IN (SELECT rowid FROM (SELECT rowid, name_key FROM users INDEXED BY users_name_key\(from.isEmpty ? "" : " WHERE (name_key, id) > (?, ?)")
-                ORDER BY name_key, id LIMIT \(walkRows)) WHERE \(scan) LIMIT \(candidates))
-                """
-            let walked = try page(stretch, from + [like])
-            if walked.count >= limit { return walked }
-            return trigrams ? try page(indexed, [phrase]) : try page(scan, [like])
         }
     }
 

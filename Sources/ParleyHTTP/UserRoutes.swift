@@ -16,7 +16,8 @@ struct UserRoutes {
         group.get(":id", use: user)
     }
 
-    /// GET /v1/users?query=&limit=&cursor=: verified users by partial name or e-mail.
+    /// GET /v1/users?query=&limit=&cursor=: verified users by part of their name (two letters: the start
+    /// of a name or of a word in it) or their whole e-mail address.
     func search(_ request: Request, context: ParleyRequestContext) async throws -> SearchPage {
         let principal = try context.requirePrincipal()
         let parameters = request.uri.queryParameters

@@ -31,6 +31,11 @@ public struct CopyPlan: Sendable {
     /// The bookkeeping table of `Migrator`, which the target's own migrations fill.
     public static let migrationsTable = "parley_migrations"
 
+    /// Tables named so are search indexes SQLite keeps by triggers from other tables (accounts.8's
+    /// `user_trigrams` and `user_trigram_counts`): not data, and PostgreSQL searches with its own
+    /// trigram indexes.
+    public static let searchIndexSuffixes = ["_trigrams", "_trigram_counts"]
+
     /// Reads the plan from an SQLite snapshot.
     public static func read(_ sql: Snapshot) throws -> CopyPlan {
         var tables: [CopyTable] = []
@@ -49,6 +54,10 @@ public struct CopyPlan: Sendable {
                 continue
             case "table": break
             default: continue   // views
+            }
+            if searchIndexSuffixes.contains(where: name.hasSuffix) {
+                skipped.append(SkippedTable(name: name, reason: "SQLite search index, kept by triggers; PostgreSQL has its own trigram index"))
+                continue
             }
             if name == migrationsTable {
                 skipped.append(SkippedTable(name: name, reason: "the target's own migrations fill it"))

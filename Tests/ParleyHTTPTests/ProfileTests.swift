@@ -142,6 +142,32 @@ import Testing
         }
     }
 
+    /// Two letters (what a search box sends first): names, or words in them, that start with
+    /// them — a prefix, not any part; pages across the cursor in name order.
+    @Test func twoLettersFindWhatStartsWithThem() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test { client in
+            let me = try await client.signUp("Searcher", "me@example.com", outbox: parley.outbox)
+            for name in ["Joanna Kim", "Anton Ek", "Bo Anders", "Dan Li", "Ann Lee", "Lian Anker"] {
+                _ = try await client.signUp(name, "\(name.replacingOccurrences(of: " ", with: "").lowercased())@example.com", outbox: parley.outbox)
+            }
+            var seen: [String] = []
+            var cursor: String?
+            for _ in 0..<6 {
+                let suffix = cursor.map { "&cursor=\($0)" } ?? ""
+                let page = try await client.call(.get, "/v1/users?query=An&limit=1\(suffix)", token: me.accessToken)
+                #expect(page.status == .ok, "\(page.text)")
+                seen += (page["users"] as? [[String: any Sendable]] ?? []).compactMap { $0["name"] as? String }
+                cursor = page["nextCursor"] as? String
+                if cursor == nil { break }
+            }
+            #expect(seen == ["Ann Lee", "Anton Ek", "Bo Anders", "Lian Anker"], "not Joanna Kim, Dan Li: an inside a word")
+            let all = try await client.call(.get, "/v1/users?query=an", token: me.accessToken)
+            #expect(all["nextCursor"] as? String == nil)
+            #expect((all["users"] as? [[String: any Sendable]])?.count == 4)
+        }
+    }
+
     @Test func oneUserByID() async throws {
         let parley = try await TestParley.start()
         try await parley.test { client in
