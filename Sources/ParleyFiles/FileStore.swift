@@ -23,8 +23,9 @@ public struct FileStore: Sendable {
         if FileManager.default.fileExists(atPath: path) { return hash }
         let directory = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // Write beside, then rename: a reader never sees half a file.
-        let temporary = directory + "/.tmp-" + UUID().uuidString
+        // Write in the staging folder, then rename: a reader never sees half a file, and what a
+        // crash leaves between the two is swept with the uploads left there.
+        let temporary = newStagingPath()
         try Data(bytes).write(to: URL(fileURLWithPath: temporary))
         if rename(temporary, path) != 0 {
             try? FileManager.default.removeItem(atPath: temporary)

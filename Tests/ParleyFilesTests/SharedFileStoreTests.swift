@@ -47,4 +47,19 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: arriving), "an upload arriving on the other node stays")
         #expect(!FileManager.default.fileExists(atPath: abandoned), "a two-hour-old leftover goes")
     }
+
+    /// `put` writes in the staging folder and renames: it leaves nothing but the stored file
+    /// behind, and what a crash between the two would leave is in the folder the sweep covers.
+    @Test func putLeavesOnlyTheStoredFile() throws {
+        let root = Self.root()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let store = try FileStore(root: root)
+        let hash = try store.put(Array("an avatar".utf8))
+        let everything = (FileManager.default.enumerator(atPath: root)?.allObjects as? [String]) ?? []
+        let files = everything.filter { path in
+            var directory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &directory) && !directory.boolValue
+        }
+        #expect(files.map { root + "/" + $0 } == [store.path(for: hash)])
+    }
 }
