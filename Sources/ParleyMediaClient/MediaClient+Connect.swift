@@ -36,7 +36,7 @@ extension MediaClient {
             let now = ContinuousClock.now
             guard now < deadline else { throw .timedOut("ICE") }
             if lastSent.map({ now - $0 >= .milliseconds(50) }) ?? true {
-                sendRaw(check)
+                writeRaw(check)
                 lastSent = now
             }
             switch await link.next() {
@@ -99,7 +99,7 @@ extension MediaClient {
     /// A consent freshness check (RFC 7675 §5.1): any valid check keeps the answerer's consent.
     func sendConsentCheck() {
         guard let iceCheck else { return }
-        sendRaw(STUNMessageBuilder.bindingRequest(
+        writeRaw(STUNMessageBuilder.bindingRequest(
             transactionID: .random(), username: iceCheck.username, priority: 2_130_706_431,
             role: .controlling(tieBreaker: .random(in: 0...UInt64.max)), useCandidate: false, key: iceCheck.key))
     }

@@ -72,28 +72,50 @@ public final class MediaClient {
     public var offer: String { local.sdp(host: configuration.bindHost, port: link.localPort, transport: configuration.transport) }
 
     /// Ends the call: DTLS close_notify (RFC 5246 §7.2.1) so the peer can let go at once, then
-    /// closes the socket.
+    /// closes the socket — on the event loop when the call's media runs there.
     public func close() {
+        guard link.isDirect else { return closeNow() }
+        let client = UncheckedBox(self)
+        link.eventLoop.execute { client.value.closeNow() }
+    }
+
+    private func closeNow() {
         if dtls != nil { writeAll(dtls!.close()) }
         link.close()
     }
 
-    /// Protects an RTP packet (or RTCP compound) with the call's SRTP keys and sends it.
+    /// Protects an RTP packet (or RTCP compound) with the call's SRTP keys and sends it (on the
+    /// event loop when the call's media runs there, in order with what it sends).
     public func send(_ packet: [UInt8], rtcp: Bool = false) {
         guard let transport else { return }
-        transport.send(packet, rtcp: rtcp, to: link)
-        link.flush()
+        guard link.isDirect else {
+            transport.send(packet, rtcp: rtcp, to: link)
+            return link.flush()
+        }
+        let state = UncheckedBox((transport, link))
+        link.eventLoop.execute {
+            state.value.0.send(packet, rtcp: rtcp, to: state.value.1)
+            state.value.1.flush()
+        }
     }
 
     /// Sends bytes as they are (STUN, garbage) to the peer.
     public func sendRaw(_ bytes: [UInt8]) {
+        guard link.isDirect else { return writeRaw(bytes) }
+        let client = UncheckedBox(self)
+        link.eventLoop.execute { client.value.writeRaw(bytes) }
+    }
+
+    func writeRaw(_ bytes: [UInt8]) {
         link.write(bytes)
         link.flush()
     }
 
     /// The RTP and RTCP that arrive and authenticate within `duration`, decrypted — or less time,
-    /// once `rtpCount` RTP packets are in. For tests that check packets one by one.
+    /// once `rtpCount` RTP packets are in. For tests that check packets one by one. A call's
+    /// media running on the event loop (``runCall(for:)``) stops first.
     public func receive(for duration: Duration, rtpCount: Int? = nil) async -> [ReceivedPacket] {
+        if link.isDirect { await link.runOnEventLoop(nil) }
         var received: [ReceivedPacket] = []
         var rtp = 0
         let deadline = ContinuousClock.now + duration
@@ -116,6 +138,10 @@ public final class MediaClient {
     /// comes back decoded and checked. May be called again to continue the same streams: the
     /// report's counters, histogram and jitter are cumulative over every call, so a harness can
     /// run a call in slices and difference the reports.
+    ///
+    /// The media runs on the socket's event loop, every packet and tick handled where it
+    /// happens (``MediaLink/Direct``), and keeps running between slices until ``close()`` (or
+    /// ``receive(for:rtpCount:)``); this task only waits and then reads the counters there.
     /// Throws only before any media flows: when not connected or a codec cannot be opened.
     public func runCall(for duration: Duration) async throws(MediaClientError) -> CallReport {
         guard let transport, let remote else { throw .setup("not connected") }
@@ -124,27 +150,44 @@ public final class MediaClient {
         if self.receiver == nil { self.receiver = try makeReceiver(remote: remote, transport: transport, start: now) }
         guard let sender, let receiver else { throw .setup("media") }
         let deadline = now + duration
-        // Consent (RFC 7675 §5.1) every 5 s across calls of this method: a run in 1 s slices
-        // must not restart the count each time, or the answerer's consent runs out.
-        if nextConsent == nil { nextConsent = now + .seconds(5) }
-        sender.sendDue(now: now, transport: transport, link: link)
-        // Every event taken from the link is handled, even one that comes after the deadline:
-        // dropping it would lose a packet between slices.
-        while ContinuousClock.now < deadline, let event = await link.next() {
-            let now = ContinuousClock.now
-            switch event {
-            case .tick:
-                sender.sendDue(now: now, transport: transport, link: link)
-                receiver.tick(now: now)
-                if let due = nextConsent, now >= due { sendConsentCheck(); nextConsent = now + .seconds(5) }
-            case .datagram(var bytes):
-                guard PacketKind.classify(firstByte: bytes.first ?? 0) == .rtpOrRTCP else { handleControl(bytes); continue }
-                for packet in receiver.receive(&bytes, transport: transport, now: now) { sender.handle(packet) }
-                sender.resendNACKed(transport: transport, link: link)
+        if !link.isDirect {
+            // Consent (RFC 7675 §5.1) every 5 s across calls of this method: a run in 1 s slices
+            // must not restart the count each time, or the answerer's consent runs out.
+            if nextConsent == nil { nextConsent = now + .seconds(5) }
+            // Whatever the stream still holds was read before the handover: handled first.
+            while let event = link.takePending() {
+                if case .datagram(var bytes) = event { handleMedia(&bytes, sender: sender, receiver: receiver, transport: transport) }
             }
+            sender.sendDue(now: now, transport: transport, link: link)
+            let client = UncheckedBox(self)
+            await link.runOnEventLoop(MediaLink.Direct(
+                datagram: { bytes in client.value.handleMedia(&bytes, sender: sender, receiver: receiver, transport: transport) },
+                tick: { client.value.tickMedia(sender: sender, receiver: receiver, transport: transport) }))
         }
-        return CallReport(sent: sender.statistics, received: receiver.statistics,
-                          srtpProtectFailures: transport.drops.protectFailures)
+        try? await Task.sleep(until: deadline)
+        let state = UncheckedBox((sender, receiver, transport))
+        let report = try? await link.eventLoop.submit {
+            CallReport(sent: state.value.0.statistics, received: state.value.1.statistics,
+                       srtpProtectFailures: state.value.2.drops.protectFailures)
+        }.get()
+        return report ?? CallReport(sent: sender.statistics, received: receiver.statistics,
+                                    srtpProtectFailures: transport.drops.protectFailures)
+    }
+
+    /// One packet of a running call (on the event loop).
+    private func handleMedia(_ bytes: inout [UInt8], sender: MediaSender, receiver: MediaReceiver, transport: SRTPTransport) {
+        guard PacketKind.classify(firstByte: bytes.first ?? 0) == .rtpOrRTCP else { return handleControl(bytes) }
+        for packet in receiver.receive(&bytes, transport: transport, now: ContinuousClock.now) { sender.handle(packet) }
+        sender.resendNACKed(transport: transport, link: link)
+    }
+
+    /// One clock tick of a running call (on the event loop): what is due is sent, held packets
+    /// released, NACKs repeated, consent refreshed.
+    private func tickMedia(sender: MediaSender, receiver: MediaReceiver, transport: SRTPTransport) {
+        let now = ContinuousClock.now
+        sender.sendDue(now: now, transport: transport, link: link)
+        receiver.tick(now: now)
+        if let due = nextConsent, now >= due { sendConsentCheck(); nextConsent = now + .seconds(5) }
     }
 
     private func makeReceiver(remote: RemoteAnswer, transport: SRTPTransport,

@@ -11,18 +11,28 @@ public enum MediaTransport: String, Sendable, CaseIterable {
     case tcp
 }
 
-/// The client's socket to one peer, read as an async sequence of packets and clock ticks so one
-/// task can drive a whole call without locks. Each received packet is copied into its own array
-/// (one allocation per packet in); what is sent between two flushes travels to the event loop
-/// as one buffer in one task. The packets of one socket
-/// read travel to the task together, so a burst costs one wake-up rather than one per packet.
+/// The client's socket to one peer. Until a call's media runs, it is read as an async sequence
+/// of packets and clock ticks, so one task can drive ICE and DTLS without locks (each packet
+/// copied into its own array). Once ``runOnEventLoop(_:)`` hands it a ``Direct`` pair of
+/// handlers, every packet and tick is handled where it happens, on the socket's event loop: a
+/// packet is copied into one reused buffer and handed over in place — no allocation, no task
+/// and no thread hop per packet or tick — and what the handlers write goes to the socket at
+/// their flush, several UDP writes as one `sendmmsg`.
 ///
-/// UDP binds at once (its port goes into the offer); TCP connects in ``connect(to:port:)``, and
-/// until then has no socket.
+/// The ticks of every link on one event loop come from one timer (``TickHub``), not one timer
+/// per link. UDP binds at once (its port goes into the offer); TCP connects in
+/// ``connect(to:port:)``, and until then has no socket.
 final class MediaLink {
     enum Event {
         case datagram([UInt8])
         case tick
+    }
+
+    /// What the link calls on its event loop while a call's media runs there: each packet in a
+    /// buffer the handler may change (it is reused for the next), and each tick.
+    struct Direct {
+        var datagram: (inout [UInt8]) -> Void
+        var tick: () -> Void
     }
 
     static let vectorReadCount = 16
@@ -30,29 +40,30 @@ final class MediaLink {
     let transport: MediaTransport
     /// The UDP port bound; for TCP 9, the port RFC 6544 §4.5 has active candidates announce.
     let localPort: Int
-    private let eventLoop: any EventLoop
+    let eventLoop: any EventLoop
     private var channel: (any Channel)?
-    private let continuation: AsyncStream<[Event]>.Continuation
-    private var inbox: AsyncStream<[Event]>.Iterator
+    private let router: Router
     /// The rest of the last batch, handed out one by one.
     private var pending: [Event] = []
     private var pendingIndex = 0
     private var remote: SocketAddress?
-    private let tickPending: TickGate
     /// A netem-like link in user space, both ways (UDP only), and its dice for what is sent.
     private let impairment: LinkImpairment?
     private var random = SystemRandomNumberGenerator()
     /// Packets written since the last flush, back to back, and their lengths.
     private var outbox: ByteBuffer?
     private var outboxLengths: [Int] = []
+    /// Whether the handlers run on the event loop (set and read there, and by the task that
+    /// hands them over).
+    private(set) var isDirect = false
 
     /// Binds `host:0` (UDP) and ticks every `tick`; `impairment` is applied to every datagram
     /// sent and received.
     init(host: String, transport: MediaTransport = .udp, tick: TimeAmount,
          impairment: LinkImpairment? = nil) async throws(MediaClientError) {
-        let (stream, continuation) = AsyncStream<[Event]>.makeStream()
         self.transport = transport
-        self.continuation = continuation
+        let router = Router()
+        self.router = router
         let impairment = impairment?.isNone == false ? impairment : nil
         self.impairment = impairment
         eventLoop = MultiThreadedEventLoopGroup.singleton.next()
@@ -62,15 +73,15 @@ final class MediaLink {
             do {
                 channel = try await DatagramBootstrap(group: eventLoop)
                     .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
-                    // recvmmsg: up to 16 datagrams per system call, handed to the task as one batch.
-                    // NIO splits the read buffer between them, so it holds 16 whole datagrams.
+                    // recvmmsg: up to 16 datagrams per system call. NIO splits the read buffer
+                    // between them, so it holds 16 whole datagrams.
                     .channelOption(.datagramVectorReadMessageCount, value: Self.vectorReadCount)
                     .channelOption(.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.vectorReadCount * 2_048))
                     .channelOption(.maxMessagesPerRead, value: 4)
                     .channelInitializer { channel in
                         channel.eventLoop.makeCompletedFuture {
                             try channel.pipeline.syncOperations.addHandler(
-                                Inbox<AddressedEnvelope<ByteBuffer>>(continuation, impairment: impairment) { Array($0.data.readableBytesView) })
+                                Inbox<AddressedEnvelope<ByteBuffer>>(router, impairment: impairment) { $0.data })
                         }
                     }
                     .bind(host: host, port: 0).get()
@@ -82,19 +93,13 @@ final class MediaLink {
         case .tcp:
             localPort = 9
         }
-        // At most one tick waits unread, so an idle client's inbox does not grow.
-        let tickPending = TickGate()
-        self.tickPending = tickPending
-        eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { task in
-            guard !tickPending.pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            if case .terminated = continuation.yield([.tick]) { task.cancel() }
-        }
-        inbox = stream.makeAsyncIterator()
+        TickHub.join(router, loop: eventLoop, every: tick)
     }
 
     deinit {
         channel?.close(promise: nil)
-        if channel == nil { continuation.finish() }
+        let router = self.router
+        eventLoop.execute { router.finish() }
     }
 
     /// Where packets go from now on: for TCP, connects to `host:port` (framed, RFC 4571).
@@ -105,7 +110,7 @@ final class MediaLink {
             remote = address
             return
         }
-        let continuation = self.continuation
+        let router = self.router
         do {
             channel = try await ClientBootstrap(group: eventLoop)
                 .channelOption(.tcpOption(.tcp_nodelay), value: 1)
@@ -113,7 +118,7 @@ final class MediaLink {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(FrameDecoder()))
-                        try channel.pipeline.syncOperations.addHandler(Inbox<ByteBuffer>(continuation) { Array($0.readableBytesView) })
+                        try channel.pipeline.syncOperations.addHandler(Inbox<ByteBuffer>(router) { $0 })
                     }
                 }
                 .connect(to: address).get()
@@ -122,22 +127,37 @@ final class MediaLink {
         }
     }
 
+    /// Hands packets and ticks to `direct` on the event loop from now on (nil: back to the
+    /// event stream). Returns once the event loop has taken it; from then on only the event
+    /// loop may use the link, until it is handed back.
+    func runOnEventLoop(_ direct: Direct?) async {
+        let router = self.router, box = UncheckedBox(direct)
+        isDirect = direct != nil
+        try? await eventLoop.submit { router.take(box.value) }.get()
+    }
+
     /// The next packet or tick; nil once the socket is closed.
     func next() async -> Event? {
         if pendingIndex < pending.count {
             pendingIndex += 1
             return pending[pendingIndex - 1]
         }
-        guard let batch = await inbox.next(), let event = batch.first else { return nil }
+        guard let batch = await router.nextBatch(), !batch.isEmpty else { return nil }
         pending = batch
-        pendingIndex = 1
-        if case .tick = event { tickPending.pending.store(false, ordering: .releasing) }
-        return event
+        pendingIndex = 0
+        if batch.contains(where: { if case .tick = $0 { true } else { false } }) { router.tickTaken() }
+        return takePending()
+    }
+
+    /// The rest of a batch already taken from the stream, one at a time, without waiting.
+    func takePending() -> Event? {
+        guard pendingIndex < pending.count else { return nil }
+        pendingIndex += 1
+        return pending[pendingIndex - 1]
     }
 
     /// Queues a packet; nothing leaves until ``flush()``. Packets are gathered back to back in
-    /// one buffer and handed to the event loop together at the flush: no allocation and no
-    /// thread hop per packet.
+    /// one buffer and written together at the flush: no allocation per packet.
     func write(_ bytes: UnsafeRawBufferPointer) {
         guard let channel else { return }
         switch transport {
@@ -176,80 +196,226 @@ final class MediaLink {
         bytes.withUnsafeBytes { write($0) }
     }
 
-    /// Sends what was queued, in one task on the event loop (several UDP writes go out as one
-    /// `sendmmsg`, TCP ones as one write); nothing queued, nothing happens.
+    /// Sends what was queued: on the event loop at once, from a task in one task on the event
+    /// loop (several UDP writes go out as one `sendmmsg`, TCP ones as one write); nothing
+    /// queued, nothing happens.
     func flush() {
         guard let channel, !outboxLengths.isEmpty, let buffer = outbox else { return }
         outbox = nil
+        if channel.eventLoop.inEventLoop {
+            Self.write(buffer, lengths: outboxLengths, to: channel, remote: remote, transport: transport)
+            outboxLengths.removeAll(keepingCapacity: true)
+            return
+        }
         let lengths = outboxLengths
         outboxLengths.removeAll(keepingCapacity: true)
         let remote = self.remote, transport = self.transport
         channel.eventLoop.execute {
-            var offset = buffer.readerIndex
-            for length in lengths {
-                guard let packet = buffer.getSlice(at: offset, length: length) else { break }
-                offset += length
-                switch transport {
-                case .udp:
-                    guard let remote else { return }
-                    channel.write(AddressedEnvelope(remoteAddress: remote, data: packet), promise: nil)
-                case .tcp:
-                    channel.write(packet, promise: nil)
-                }
-            }
-            channel.flush()
+            Self.write(buffer, lengths: lengths, to: channel, remote: remote, transport: transport)
         }
     }
 
+    /// Each packet of `buffer` as a slice of it (no copy), then one flush.
+    private static func write(_ buffer: ByteBuffer, lengths: [Int], to channel: any Channel, remote: SocketAddress?,
+                              transport: MediaTransport) {
+        var offset = buffer.readerIndex
+        for length in lengths {
+            guard let packet = buffer.getSlice(at: offset, length: length) else { break }
+            offset += length
+            switch transport {
+            case .udp:
+                guard let remote else { return }
+                channel.write(AddressedEnvelope(remoteAddress: remote, data: packet), promise: nil)
+            case .tcp:
+                channel.write(packet, promise: nil)
+            }
+        }
+        channel.flush()
+    }
+
     func close() {
-        if let channel { channel.close(promise: nil) } else { continuation.finish() }
+        if let channel {
+            channel.close(promise: nil)
+        } else {
+            let router = self.router
+            eventLoop.execute { router.finish() }
+        }
     }
 
-    private final class TickGate: Sendable {
-        let pending = Atomic<Bool>(false)
+    /// Where packets and ticks go: to the reading task (a queue it waits on), or to the direct
+    /// handlers. Used on the event loop, but for the queue (under its lock), which the reading
+    /// task takes from.
+    final class Router: @unchecked Sendable {
+        private struct Queue {
+            var events: [Event] = []
+            var waiter: CheckedContinuation<[Event]?, Never>?
+            var finished = false
+            /// At most one tick waits unread, so an idle client's queue does not grow.
+            var tickQueued = false
+        }
+        private let queue = Mutex(Queue())
+        var direct: Direct?
+        private(set) var finished = false
+        private var batch: [Event] = []
+        private var scratch: [UInt8] = []
+
+        init() {
+            scratch.reserveCapacity(2_048)
+        }
+
+        func packet(_ bytes: UnsafeRawBufferPointer) {
+            guard let direct else {
+                batch.append(.datagram(Array(bytes)))
+                return
+            }
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: bytes)
+            direct.datagram(&scratch)
+        }
+
+        /// The end of one socket read: what went to the task meanwhile goes to it together.
+        func readComplete() {
+            guard !batch.isEmpty else { return }
+            let events = batch
+            batch = []
+            hand(events)
+        }
+
+        func tick() {
+            if let direct { return direct.tick() }
+            let queued = queue.withLock { queue in
+                defer { queue.tickQueued = true }
+                return queue.tickQueued
+            }
+            if !queued { hand([.tick]) }
+        }
+
+        /// Hands `direct` the packets queued for the task and not yet taken, then everything.
+        func take(_ direct: Direct?) {
+            self.direct = direct
+            guard let direct else { return }
+            readComplete()
+            let events = queue.withLock { queue in
+                defer { queue.events = []; queue.tickQueued = false }
+                return queue.events
+            }
+            for event in events {
+                if case .datagram(var bytes) = event { direct.datagram(&bytes) }
+            }
+        }
+
+        private func hand(_ events: [Event]) {
+            let waiter = queue.withLock { queue -> CheckedContinuation<[Event]?, Never>? in
+                guard !queue.finished else { return nil }
+                if let waiter = queue.waiter {
+                    queue.waiter = nil
+                    return waiter
+                }
+                queue.events.append(contentsOf: events)
+                return nil
+            }
+            waiter?.resume(returning: events)
+        }
+
+        /// The next events for the reading task, waiting for some; nil once finished.
+        func nextBatch() async -> [Event]? {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[Event]?, Never>) in
+                let ready = queue.withLock { queue -> [Event]?? in
+                    if !queue.events.isEmpty {
+                        defer { queue.events = [] }
+                        return .some(queue.events)
+                    }
+                    if queue.finished { return .some(nil) }
+                    queue.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+
+        /// A tick was read: the next may be queued.
+        func tickTaken() {
+            queue.withLock { $0.tickQueued = false }
+        }
+
+        func finish() {
+            readComplete()
+            direct = nil
+            finished = true
+            let waiter = queue.withLock { queue in
+                queue.finished = true
+                defer { queue.waiter = nil }
+                return queue.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
     }
 
-    /// Collects the packets of one read on the event loop (its only thread) and hands them over
-    /// together when the read completes.
+    /// One timer per event loop and tick length for every link on it.
+    final class TickHub: @unchecked Sendable {
+        private static let hubs = Mutex<[String: TickHub]>([:])
+        private var routers: [Router] = []
+
+        static func join(_ router: Router, loop: any EventLoop, every tick: TimeAmount) {
+            let key = "\(ObjectIdentifier(loop as AnyObject).hashValue)/\(tick.nanoseconds)"
+            let (hub, isNew) = hubs.withLock { hubs in
+                if let hub = hubs[key] { return (hub, false) }
+                let hub = TickHub()
+                hubs[key] = hub
+                return (hub, true)
+            }
+            loop.execute { hub.routers.append(router) }
+            if isNew {
+                loop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in hub.tick() }
+            }
+        }
+
+        private func tick() {
+            guard !routers.isEmpty else { return }
+            var anyFinished = false
+            for router in routers {
+                if router.finished { anyFinished = true } else { router.tick() }
+            }
+            if anyFinished { routers.removeAll { $0.finished } }
+        }
+    }
+
+    /// Hands the packets of one read to the router (on the event loop, its only thread).
     private final class Inbox<Message>: ChannelInboundHandler, @unchecked Sendable {
         typealias InboundIn = Message
-        let continuation: AsyncStream<[Event]>.Continuation
-        let bytes: (Message) -> [UInt8]
+        let router: Router
+        let bytes: (Message) -> ByteBuffer
         let impairment: LinkImpairment?
         private var random = SystemRandomNumberGenerator()
-        private var batch: [Event] = []
-        init(_ continuation: AsyncStream<[Event]>.Continuation, impairment: LinkImpairment? = nil,
-             bytes: @escaping (Message) -> [UInt8]) {
-            self.continuation = continuation
+        init(_ router: Router, impairment: LinkImpairment? = nil, bytes: @escaping (Message) -> ByteBuffer) {
+            self.router = router
             self.impairment = impairment
             self.bytes = bytes
         }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            let packet = bytes(unwrapInboundIn(data))
+            let buffer = bytes(unwrapInboundIn(data))
             guard let impairment else {
-                batch.append(.datagram(packet))
+                buffer.withUnsafeReadableBytes { router.packet($0) }
                 return
             }
             switch impairment.fate(using: &random) {
             case .lost:
                 return
             case .delivered(let after, let copies) where after == .zero:
-                for _ in 0..<copies { batch.append(.datagram(packet)) }
+                for _ in 0..<copies { buffer.withUnsafeReadableBytes { router.packet($0) } }
             case .delivered(let after, let copies):
-                let continuation = self.continuation
+                let router = self.router
                 context.eventLoop.scheduleTask(in: .nanoseconds(after.nanoseconds)) {
-                    continuation.yield([Event](repeating: .datagram(packet), count: copies))
+                    for _ in 0..<copies { buffer.withUnsafeReadableBytes { router.packet($0) } }
+                    router.readComplete()
                 }
             }
         }
         func channelReadComplete(context: ChannelHandlerContext) {
-            guard !batch.isEmpty else { return }
-            continuation.yield(batch)
-            batch = []
+            router.readComplete()
         }
         func channelInactive(context: ChannelHandlerContext) {
-            if !batch.isEmpty { continuation.yield(batch) }
-            continuation.finish()
+            router.finish()
         }
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
             context.close(promise: nil)
@@ -275,6 +441,12 @@ final class MediaLink {
             }
         }
     }
+}
+
+/// Carries a value the event loop alone uses from then on.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 extension Duration {

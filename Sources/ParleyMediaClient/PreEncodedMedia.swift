@@ -3,7 +3,8 @@ import ParleyCodecs
 /// A call's media encoded once — Opus (RFC 6716) of the configured tone and VP8 (RFC 6386) of a
 /// `MovingPattern` — for many ``MediaClient``s in one process to replay, so a load test with
 /// hundreds of senders runs libopus and libvpx once, not per client. Receivers recognise every
-/// frame by a hash of its bytes, so they can check delivery byte for byte without decoding.
+/// frame by a hash of its bytes (``FNV1a/wordHash(_:)``), so they can check delivery byte for
+/// byte without decoding.
 ///
 /// Audio: `seconds` × 50 frames of 20 ms. The tone's phase runs on across the loop's seam when
 /// frequency × seconds is whole (any whole number of Hz), and the loop is encoded twice, keeping
@@ -62,12 +63,12 @@ public final class PreEncodedMedia: Sendable {
 
     /// The loop position of the Opus packet with exactly these bytes, if it is one of ours.
     func audioIndex(of packet: [UInt8]) -> Int? {
-        audioIndexByHash[FNV1a.hash(packet)]
+        audioIndexByHash[FNV1a.wordHash(packet)]
     }
 
     /// The loop position of the VP8 frame with exactly these bytes, if it is one of ours.
     func videoIndex(of frame: [UInt8]) -> Int? {
-        videoIndexByHash[FNV1a.hash(frame)]
+        videoIndexByHash[FNV1a.wordHash(frame)]
     }
 
     /// The first key frame at or after `index`, wrapping round the loop.
@@ -123,8 +124,8 @@ public final class PreEncodedMedia: Sendable {
     /// Hash → first position with those bytes.
     private static func index(_ items: [[UInt8]]) -> [UInt64: Int] {
         var index: [UInt64: Int] = [:]
-        for (position, bytes) in items.enumerated() where index[FNV1a.hash(bytes)] == nil {
-            index[FNV1a.hash(bytes)] = position
+        for (position, bytes) in items.enumerated() where index[FNV1a.wordHash(bytes)] == nil {
+            index[FNV1a.wordHash(bytes)] = position
         }
         return index
     }
