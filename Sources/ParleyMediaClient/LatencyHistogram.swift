@@ -91,6 +91,30 @@ public struct LatencyHistogram: Sendable, Equatable {
     }
 }
 
+extension LatencyHistogram: Codable {
+    private enum CodingKeys: String, CodingKey { case buckets, count }
+
+    /// The buckets as they are (empty when nothing was recorded), so that a histogram sent as
+    /// JSON from one process merges exactly into another's.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let buckets = try container.decode([Int].self, forKey: .buckets)
+        guard buckets.isEmpty || buckets.count == Self.bucketCount else {
+            throw DecodingError.dataCorruptedError(forKey: .buckets, in: container,
+                                                   debugDescription: "\(buckets.count) buckets, not \(Self.bucketCount)")
+        }
+        self.init()
+        self.buckets = buckets
+        count = try container.decode(Int.self, forKey: .count)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(buckets, forKey: .buckets)
+        try container.encode(count, forKey: .count)
+    }
+}
+
 extension LatencyHistogram: CustomStringConvertible {
     /// The count and a few percentiles in milliseconds, not 336 bucket counts.
     public var description: String {

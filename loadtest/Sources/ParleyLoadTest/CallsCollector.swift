@@ -10,7 +10,7 @@ actor CallsCollector {
     }
 
     /// Sums over every side's latest report.
-    struct Totals: Sendable {
+    struct Totals: Sendable, Codable, Equatable {
         var packetsSent = 0
         var packetsReceived = 0
         var packetsLost = 0
@@ -82,6 +82,44 @@ actor CallsCollector {
 
     var callsUp: Int { established - ended }
 
+    /// Everything the collector knows, as one value a worker process hands its parent.
+    var snapshot: Snapshot {
+        Snapshot(totals: totals, inviteToIncoming: inviteToIncoming.values, inviteToActive: inviteToActive.values,
+                 inviteToFirstFrame: inviteToFirstFrame.values, established: established, ended: ended, failures: failures)
+    }
+
+    /// What one process's collector holds: its totals, its setup-time samples, its calls and
+    /// their failures. Workers send theirs to the parent once a second (a JSON line each), and
+    /// the parent's report is made from ``merged(_:)`` of their latest.
+    struct Snapshot: Sendable, Codable, Equatable {
+        var totals = Totals()
+        var inviteToIncoming: [Double] = []
+        var inviteToActive: [Double] = []
+        var inviteToFirstFrame: [Double] = []
+        var established = 0
+        var ended = 0
+        var failures: [String: Int] = [:]
+
+        var callsUp: Int { established - ended }
+        var failed: Int { failures.values.reduce(0, +) }
+
+        /// The snapshots of several workers as one: counts added, samples and per-receiver
+        /// figures put together, latency histograms merged bucket by bucket, failures by reason.
+        static func merged(_ parts: [Snapshot]) -> Snapshot {
+            var all = Snapshot()
+            for part in parts {
+                all.totals.add(part.totals)
+                all.inviteToIncoming += part.inviteToIncoming
+                all.inviteToActive += part.inviteToActive
+                all.inviteToFirstFrame += part.inviteToFirstFrame
+                all.established += part.established
+                all.ended += part.ended
+                all.failures.merge(part.failures, uniquingKeysWith: +)
+            }
+            return all
+        }
+    }
+
     var totals: Totals {
         var totals = Totals()
         for report in reports.values {
@@ -125,5 +163,45 @@ actor CallsCollector {
             if received.videoPackets > 1 { totals.videoJitter.append(received.videoJitter) }
         }
         return totals
+    }
+}
+
+extension CallsCollector.Totals {
+    /// Adds another process's totals to these.
+    mutating func add(_ other: Self) {
+        packetsSent += other.packetsSent
+        packetsReceived += other.packetsReceived
+        packetsLost += other.packetsLost
+        audioFramesDecoded += other.audioFramesDecoded
+        videoFramesDecoded += other.videoFramesDecoded
+        audioFramesVerified += other.audioFramesVerified
+        videoFramesVerified += other.videoFramesVerified
+        audioFramesSent += other.audioFramesSent
+        videoFramesSent += other.videoFramesSent
+        decodeFailures += other.decodeFailures
+        srtpFailures += other.srtpFailures
+        toneWindows += other.toneWindows
+        toneWindowsOff += other.toneWindowsOff
+        keyFrameRequests += other.keyFrameRequests
+        encodeFailures += other.encodeFailures
+        latency.merge(other.latency)
+        audioJitter += other.audioJitter
+        videoJitter += other.videoJitter
+        videoFramesShown += other.videoFramesShown
+        videoFramesPerSecond += other.videoFramesPerSecond
+        freezes += other.freezes
+        freezeSeconds += other.freezeSeconds
+        videoSeconds += other.videoSeconds
+        audioFramesConcealed += other.audioFramesConcealed
+        audioFramesExpected += other.audioFramesExpected
+        nacksSent += other.nacksSent
+        packetsNACKed += other.packetsNACKed
+        nacksReceived += other.nacksReceived
+        retransmissionsSent += other.retransmissionsSent
+        videoPacketsRecovered += other.videoPacketsRecovered
+        videoPacketsLate += other.videoPacketsLate
+        videoPacketsGivenUp += other.videoPacketsGivenUp
+        pictureLossIndicationsSent += other.pictureLossIndicationsSent
+        duplicatePackets += other.duplicatePackets
     }
 }

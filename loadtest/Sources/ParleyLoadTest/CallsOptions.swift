@@ -33,6 +33,20 @@ public struct CallsOptions: Sendable {
     public var videoReorderWait: Duration = .milliseconds(100)
     /// How often each media client wakes to send what is due.
     public var tick: Duration = .milliseconds(5)
+    /// Harness processes the calls are spread over (`--workers`): the parent starts this many
+    /// children of itself, each runs every `workers`-th call, and the parent merges their figures.
+    public var workers = 1
+    /// Set in such a child: which share of the calls it runs (0..<workers).
+    public var workerIndex: Int?
+    /// The parent's command line for its children (without `--workers`): each gets it with its
+    /// `--worker-index`.
+    public var workerArguments: [String] = []
+
+    /// The calls (by index in the whole run) this process places: all of them, or a worker's share.
+    var callIndices: [Int] {
+        guard let workerIndex, workers > 1 else { return Array(0..<calls) }
+        return Array(stride(from: workerIndex, to: calls, by: workers))
+    }
 
     public init() {}
 

@@ -16,6 +16,8 @@ public struct CallsReport: Sendable, Codable {
         /// The impaired link (netem arguments), and who applied it; nil on a clean link.
         public var netem: String?
         public var netemAppliedBy: String?
+        /// Harness processes the media clients were spread over (`--workers`); nil for one.
+        public var workers: Int?
     }
 
     public struct SetupTimes: Sendable, Codable {
@@ -122,7 +124,10 @@ public struct CallsReport: Sendable, Codable {
     /// What the load generator cost over the same window, and what the kernel dropped: figures
     /// that tell whether the server or the harness (on the same machine) set the limit.
     public struct Harness: Sendable, Codable {
+        /// Every harness process (the parent and its workers).
         public var cpuPercentOfOneCore: Double
+        /// That over the calls carrying media: what one call (two media clients) costs.
+        public var cpuPercentPerCall: Double?
         /// `RcvbufErrors` of the whole machine (harness and relay sockets) over the window.
         public var udpReceiveBufferDrops: UInt64?
     }
@@ -150,18 +155,19 @@ public struct CallsReport: Sendable, Codable {
     public var referenceNote: String?
     public var timeline: [TimelinePoint]
 
-    init(options: CallsOptions, collector: CallsCollector, timeline: CallsTimeline) async {
-        let totals = await collector.totals
+    init(options: CallsOptions, collected: CallsCollector.Snapshot, timeline: CallsTimeline) {
+        let totals = collected.totals
         setup = Setup(
-            requested: options.calls, established: await collector.established, failed: await collector.failures,
+            requested: options.calls, established: collected.established, failed: collected.failures,
             media: options.video ? "audio+video" : "audio", durationSeconds: options.duration.seconds,
             rampPerSecond: options.rampPerSecond, decodingCalls: min(options.decodingCalls, options.calls),
             video: options.video ? "VP8 \(options.videoWidth)x\(options.videoHeight) \(options.framesPerSecond) fps \(options.videoBitrateKbps) kbit/s" : "none",
             transport: options.transport.rawValue, netem: options.netem?.summary,
             netemAppliedBy: options.netem.map { _ in options.netemPlacement.rawValue })
-        setupTimes = SetupTimes(inviteToIncoming: await collector.inviteToIncoming.summary,
-                                inviteToActive: await collector.inviteToActive.summary,
-                                inviteToFirstFrame: await collector.inviteToFirstFrame.summary)
+        setup.workers = options.workers > 1 ? options.workers : nil
+        setupTimes = SetupTimes(inviteToIncoming: Samples(collected.inviteToIncoming).summary,
+                                inviteToActive: Samples(collected.inviteToActive).summary,
+                                inviteToFirstFrame: Samples(collected.inviteToFirstFrame).summary)
         media = Media(
             packetsSent: totals.packetsSent, packetsReceived: totals.packetsReceived, packetsLost: totals.packetsLost,
             lossPercent: totals.packetsSent > 0
@@ -179,7 +185,7 @@ public struct CallsReport: Sendable, Codable {
             toneSeconds: totals.toneWindows, toneSecondsOff: totals.toneWindowsOff, keyFrameRequests: totals.keyFrameRequests)
         quality = Self.quality(totals)
         server = Self.server(timeline.statuses)
-        harness = Self.harness(timeline.statuses)
+        harness = Self.harness(timeline.statuses, calls: collected.established)
         self.timeline = timeline.points
     }
 
@@ -218,10 +224,11 @@ public struct CallsReport: Sendable, Codable {
             relayedTCPPackets: last.status.relay.tcp.flatMap { end in first.status.relay.tcp.map { end.packetsOut &- $0.packetsOut } })
     }
 
-    static func harness(_ statuses: [StatusSample]) -> Harness? {
+    static func harness(_ statuses: [StatusSample], calls: Int) -> Harness? {
         guard let (first, last) = window(statuses) else { return nil }
         let drops = last.host.udpReceiveBufferErrors.flatMap { end in first.host.udpReceiveBufferErrors.map { end &- $0 } }
-        return Harness(cpuPercentOfOneCore: (last.host.harnessCPUSeconds - first.host.harnessCPUSeconds) / (last.at - first.at).seconds * 100,
+        let percent = (last.host.harnessCPUSeconds - first.host.harnessCPUSeconds) / (last.at - first.at).seconds * 100
+        return Harness(cpuPercentOfOneCore: percent, cpuPercentPerCall: calls > 0 ? percent / Double(calls) : nil,
                        udpReceiveBufferDrops: drops)
     }
 
@@ -279,7 +286,10 @@ public struct CallsReport: Sendable, Codable {
             ]
         }
         if let harness {
-            lines.append("  harness CPU                     \(harness.cpuPercentOfOneCore.fixed(1)) % of a core; UDP receive-buffer drops (machine) \(harness.udpReceiveBufferDrops.map(String.init) ?? "-")")
+            lines.append("  harness CPU                     \(harness.cpuPercentOfOneCore.fixed(1)) % of a core"
+                + (harness.cpuPercentPerCall.map { ", \($0.fixed(2)) % per call" } ?? "")
+                + (setup.workers.map { " (\($0) worker processes)" } ?? "")
+                + "; UDP receive-buffer drops (machine) \(harness.udpReceiveBufferDrops.map(String.init) ?? "-")")
         }
         if let referenceNote { lines.append(referenceNote) }
         if let reference {

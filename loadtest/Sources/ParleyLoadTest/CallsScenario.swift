@@ -26,35 +26,53 @@ public struct CallsScenario: Sendable {
     }
 
     public func run(progress showProgress: Bool = true) async throws -> CallsReport {
+        if options.workers > 1, options.workerIndex == nil { return try await runWorkers(progress: showProgress) }
         let progress = Progress()
-        progress.note("encoding the shared media loop (\(options.videoWidth)×\(options.videoHeight), \(options.videoBitrateKbps) kbit/s)…")
-        let shared = try PreEncodedMedia(configuration: options.baseConfiguration)
-        let prefix = "lt" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        let users = try await api.seedUsers(count: options.calls * 2, prefix: prefix, befriend: "pairs")
-        progress.note("seeded \(users.count) users; connecting their realtime sockets…")
-        let connections = try await RealtimeConnection.connectAll(url: api.realtimeURL, tokens: users.map(\.accessToken))
-        let parties = zip(users, connections).map { Party(user: $0, connection: $1) }
+        let (shared, parties) = try await prepare(progress: progress)
         defer { for party in parties { party.connection.close() } }
 
         let collector = CallsCollector()
-        let start = ContinuousClock.now
-        let rampEnd = start + .seconds(Double(options.calls) / options.rampPerSecond)
-        let end = rampEnd + options.duration
-        let sampler = Task { await sample(collector: collector, start: start, until: end, progress: showProgress ? progress : nil) }
+        let (start, end) = schedule(from: ContinuousClock.now)
+        let sampler = Task {
+            await sample(start: start, until: end, progress: showProgress ? progress : nil, withChildren: false) { await collector.snapshot }
+        }
+        await placeCalls(parties: parties, shared: shared, collector: collector, start: start, end: end)
+        let timeline = await sampler.value
+        progress.finish()
+        return CallsReport(options: options, collected: await collector.snapshot, timeline: timeline)
+    }
 
+    /// The shared media loop, and this process's users seeded in pairs and on their sockets.
+    func prepare(progress: Progress) async throws -> (PreEncodedMedia, [Party]) {
+        progress.note("encoding the shared media loop (\(options.videoWidth)×\(options.videoHeight), \(options.videoBitrateKbps) kbit/s)…")
+        let shared = try PreEncodedMedia(configuration: options.baseConfiguration)
+        let prefix = "lt" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let users = try await api.seedUsers(count: options.callIndices.count * 2, prefix: prefix, befriend: "pairs")
+        progress.note("seeded \(users.count) users; connecting their realtime sockets…")
+        let connections = try await RealtimeConnection.connectAll(url: api.realtimeURL, tokens: users.map(\.accessToken))
+        return (shared, zip(users, connections).map { Party(user: $0, connection: $1) })
+    }
+
+    /// When the run's calls start and their media ends, from `start`: the ramp of every call
+    /// (all workers' together), then the duration.
+    func schedule(from start: ContinuousClock.Instant) -> (start: ContinuousClock.Instant, end: ContinuousClock.Instant) {
+        (start, start + .seconds(Double(options.calls) / options.rampPerSecond) + options.duration)
+    }
+
+    /// This process's calls, each at its place in the ramp: call `i` of the run starts `i / ramp`
+    /// seconds after `start`, whichever process places it.
+    func placeCalls(parties: [Party], shared: PreEncodedMedia, collector: CallsCollector,
+                    start: ContinuousClock.Instant, end: ContinuousClock.Instant) async {
         await withTaskGroup(of: Void.self) { group in
-            for index in 0..<options.calls {
+            for (local, index) in options.callIndices.enumerated() {
                 let startAt = start + .seconds(Double(index) / options.rampPerSecond)
-                let pair = (caller: parties[2 * index], callee: parties[2 * index + 1])
+                let pair = (caller: parties[2 * local], callee: parties[2 * local + 1])
                 group.addTask {
                     try? await Task.sleep(until: startAt)
                     await placeCall(index, caller: pair.caller, callee: pair.callee, shared: shared, collector: collector, end: end)
                 }
             }
         }
-        let timeline = await sampler.value
-        progress.finish()
-        return await CallsReport(options: options, collector: collector, timeline: timeline)
     }
 
     /// One call from invite to hangup.
@@ -120,9 +138,10 @@ public struct CallsScenario: Sendable {
         }
     }
 
-    /// Once a second until `end`: the collector's totals and the server's status, as a timeline.
-    private func sample(collector: CallsCollector, start: ContinuousClock.Instant, until end: ContinuousClock.Instant,
-                        progress: Progress?) async -> CallsTimeline {
+    /// Once a second until `end`: the calls' figures (this process's collector, or the merged
+    /// figures of the workers) and the server's status, as a timeline.
+    func sample(start: ContinuousClock.Instant, until end: ContinuousClock.Instant, progress: Progress?,
+                withChildren: Bool, source: () async -> CallsCollector.Snapshot) async -> CallsTimeline {
         var timeline = CallsTimeline()
         var loss = LossTimeline()
         var previous: (at: ContinuousClock.Instant, totals: CallsCollector.Totals, status: ServerAPI.Status?)?
@@ -131,11 +150,10 @@ public struct CallsScenario: Sendable {
             tick += .seconds(1)
             try? await Task.sleep(until: tick)
             let now = ContinuousClock.now
-            let totals = await collector.totals
+            let collected = await source()
+            let totals = collected.totals
             let status = try? await api.status()
-            let callsUp = await collector.callsUp
-            let established = await collector.established
-            let failed = await collector.failures.values.reduce(0, +)
+            let callsUp = collected.callsUp, established = collected.established, failed = collected.failed
             var point = TimelinePoint(time: (now - start).seconds, active: callsUp, rate: 0,
                                       lossPercent: loss.add(sent: totals.packetsSent, received: totals.packetsReceived,
                                                             gaps: totals.packetsLost).percent)
@@ -152,7 +170,7 @@ public struct CallsScenario: Sendable {
             timeline.points.append(point)
             // The server's window ends with the calls' media (the last tick comes after it).
             if let status, now <= end + .milliseconds(200) {
-                timeline.statuses.append(.init(at: now, status: status, host: .now(),
+                timeline.statuses.append(.init(at: now, status: status, host: .now(withChildren: withChildren),
                                                allPlaced: callsUp == options.calls || established + failed == options.calls))
             }
             timeline.lostPackets = loss.lost

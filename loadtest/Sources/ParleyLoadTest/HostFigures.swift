@@ -9,12 +9,14 @@ struct HostFigures: Sendable, Equatable {
     var harnessCPUSeconds: Double
     var udpReceiveBufferErrors: UInt64?
 
-    static func now() -> HostFigures {
+    /// `withChildren`: the harness's CPU counts its worker processes too (`--workers`).
+    static func now(withChildren: Bool = false) -> HostFigures {
         // /proc/net/snmp is the reader's network namespace; /proc/1/net/snmp the machine's
         // (its first process's), where the relay is when the clients run in a namespace of their own.
         let snmp = (try? String(contentsOfFile: "/proc/1/net/snmp", encoding: .utf8))
             ?? (try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8)) ?? ""
-        return HostFigures(harnessCPUSeconds: ProcessStats.current()?.cpuSeconds ?? 0,
+        let own = withChildren ? ProcessTreeCPU(name: "harness", pid: getpid()).cpuSeconds() : nil
+        return HostFigures(harnessCPUSeconds: own ?? ProcessStats.current()?.cpuSeconds ?? 0,
                            udpReceiveBufferErrors: udpReceiveBufferErrors(snmp: snmp))
     }
 

@@ -91,6 +91,14 @@ struct CallsCommand: AsyncParsableCommand {
     @Option(help: "Who applies --netem: harness (on each media socket, in user space) or kernel (tc netem, set up by scripts/loadtest.sh).")
     var netemBy = NetemPlacement.harness.rawValue
 
+    @Option(help: ArgumentHelp(
+        "Harness processes to spread the media clients over: this one starts N children of itself, each placing every N-th call, and merges their figures into one report.",
+        discussion: "With --bind-host, the clients bind that address (this machine's, to reach a server elsewhere)."))
+    var workers = 1
+
+    @Option(help: .hidden)
+    var workerIndex: Int?
+
     @Flag(help: "Also run ../shared/reference/run.sh at the relayed packet rate and size and print the CPU ratio.")
     var compareReference = false
 
@@ -134,6 +142,15 @@ struct CallsCommand: AsyncParsableCommand {
         let size = videoSize.split(separator: "x").compactMap { Int($0) }
         guard size.count == 2 else { throw ValidationError("--video-size is WIDTHxHEIGHT") }
         (options.videoWidth, options.videoHeight) = (size[0], size[1])
+        guard (1...64).contains(workers), workers <= max(calls, 1) else { throw ValidationError("--workers is 1…64, at most --calls") }
+        options.workers = workers
+        if let workerIndex {
+            guard (0..<workers).contains(workerIndex) else { throw ValidationError("--worker-index is 0..<--workers") }
+            options.workerIndex = workerIndex
+            try await CallsScenario(api: try server.api(), options: options).runAsWorker()
+            return
+        }
+        options.workerArguments = Self.childArguments(CommandLine.arguments)
 
         var report = try await CallsScenario(api: try server.api(), options: options).run()
         // The reference is a comparison beside the run, never a reason to lose it: when it is
@@ -172,6 +189,22 @@ struct CallsCommand: AsyncParsableCommand {
             print("FAILED: " + problems.joined(separator: "; "))
             throw ExitCode(1)
         }
+    }
+}
+
+extension CallsCommand {
+    /// This command line for a worker child: without the program's path (and its own
+    /// `--worker-index`, if any); `--workers` stays, so the child knows its share.
+    static func childArguments(_ arguments: [String]) -> [String] {
+        var result: [String] = []
+        var skipNext = false
+        for argument in arguments.dropFirst() {
+            if skipNext { skipNext = false; continue }
+            if argument == "--worker-index" { skipNext = true; continue }
+            if argument.hasPrefix("--worker-index=") { continue }
+            result.append(argument)
+        }
+        return result
     }
 }
 

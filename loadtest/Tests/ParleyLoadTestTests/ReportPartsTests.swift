@@ -79,8 +79,9 @@ struct ReportPartsTests {
         #expect(abs((server.cpuMicrosecondsPerPacket ?? 0) - 10) < 1e-9)
         #expect(abs(server.cpuPercentOfOneCore - 10) < 1e-9)
         #expect(CallsReport.server(Array(statuses.prefix(1))) == nil)
-        let harness = try #require(CallsReport.harness(statuses))
+        let harness = try #require(CallsReport.harness(statuses, calls: 3))
         #expect(abs(harness.cpuPercentOfOneCore - 75) < 1e-9)
+        #expect(abs((harness.cpuPercentPerCall ?? 0) - 25) < 1e-9)
         #expect(harness.udpReceiveBufferDrops == 7)
     }
 
