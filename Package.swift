@@ -65,7 +65,7 @@ let package = Package(
         // A WebRTC client of our own (ICE controlling, DTLS client, SRTP, real Opus and VP8): the
         // load test's media client, and the relay tests' exact-packet peer.
         .target(name: "ParleyMediaClient", dependencies: [
-            "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS", "ParleyCodecs",
+            "ParleySTUN", "ParleyRTP", "ParleySDP", "ParleySRTP", "ParleyDTLS", "ParleyCodecs", "CParleyUDP",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),

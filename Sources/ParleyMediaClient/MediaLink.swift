@@ -3,6 +3,12 @@ import NIOPosix
 import ParleyRTP
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How a ``MediaClient`` reaches the answerer: UDP datagrams, or ICE over TCP (RFC 6544) as the
 /// active side of a connection to the answer's passive TCP candidate, each packet framed with
 /// its length (RFC 4571).
@@ -56,6 +62,10 @@ final class MediaLink {
     /// Whether the handlers run on the event loop (set and read there, and by the task that
     /// hands them over).
     private(set) var isDirect = false
+    /// The UDP socket (NIO's channel reads it and closes it), written directly on the event
+    /// loop through ``batch``.
+    private var descriptor: Int32?
+    private let batch = DatagramBatch()
 
     /// Binds `host:0` (UDP) and ticks every `tick`; `impairment` is applied to every datagram
     /// sent and received.
@@ -70,6 +80,12 @@ final class MediaLink {
         switch transport {
         case .udp:
             let channel: any Channel
+            let descriptor: Int32
+            do {
+                descriptor = try Self.openSocket(host: host)
+            } catch {
+                throw .setup("bind \(host): \(error)")
+            }
             do {
                 channel = try await DatagramBootstrap(group: eventLoop)
                     .channelOption(.socketOption(.so_rcvbuf), value: 1 << 20)
@@ -84,11 +100,13 @@ final class MediaLink {
                                 Inbox<AddressedEnvelope<ByteBuffer>>(router, impairment: impairment) { $0.data })
                         }
                     }
-                    .bind(host: host, port: 0).get()
+                    .withBoundSocket(descriptor).get()
             } catch {
+                closeSocket(descriptor)
                 throw .setup("bind \(host): \(error)")
             }
             self.channel = channel
+            self.descriptor = descriptor
             localPort = channel.localAddress?.port ?? 0
         case .tcp:
             localPort = 9
@@ -108,6 +126,7 @@ final class MediaLink {
         do { address = try SocketAddress(ipAddress: host, port: port) } catch { throw .badAnswer("candidate \(host):\(port)") }
         guard transport == .tcp else {
             remote = address
+            address.withSockAddr { batch.setDestination($0, length: $1) }
             return
         }
         let router = self.router
@@ -184,8 +203,13 @@ final class MediaLink {
         }
     }
 
-    /// Appends one packet (for TCP its RFC 4571 header, then the packet) to the outbox.
+    /// Appends one packet (for TCP its RFC 4571 header, then the packet) to the outbox; on the
+    /// event loop, a UDP one to the ``batch`` that goes straight to the socket.
     private func enqueue(_ bytes: UnsafeRawBufferPointer, channel: any Channel, then more: UnsafeRawBufferPointer? = nil) {
+        if transport == .udp, descriptor != nil, batch.hasDestination, eventLoop.inEventLoop {
+            if batch.isFull { sendBatch() }
+            if batch.append(bytes, then: more) { return }
+        }
         if outbox == nil { outbox = channel.allocator.buffer(capacity: 8 * 1_024) }
         outbox!.writeBytes(bytes)
         if let more { outbox!.writeBytes(more) }
@@ -200,6 +224,7 @@ final class MediaLink {
     /// loop (several UDP writes go out as one `sendmmsg`, TCP ones as one write); nothing
     /// queued, nothing happens.
     func flush() {
+        if batch.count > 0 { sendBatch() }
         guard let channel, !outboxLengths.isEmpty, let buffer = outbox else { return }
         outbox = nil
         if channel.eventLoop.inEventLoop {
@@ -231,6 +256,33 @@ final class MediaLink {
             }
         }
         channel.flush()
+    }
+
+    /// Writes the batch to the socket (on the event loop), unless the channel has closed it.
+    private func sendBatch() {
+        guard let descriptor, !router.finished else { return batch.clear() }
+        batch.send(on: descriptor)
+    }
+
+    /// A UDP socket bound to `host`, port 0, non-blocking, for NIO to read.
+    private static func openSocket(host: String) throws -> Int32 {
+        let address = try SocketAddress(ipAddress: host, port: 0)
+        let family = address.protocol.rawValue
+        #if os(Linux)
+        let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        #else
+        let descriptor = socket(family, SOCK_DGRAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        var size: Int32 = 1 << 20
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let bound = address.withSockAddr { bind(descriptor, $0, socklen_t($1)) }
+        guard bound == 0 else {
+            let code = errno
+            closeSocket(descriptor)
+            throw IOError(errnoCode: code, reason: "bind")
+        }
+        return descriptor
     }
 
     func close() {
@@ -441,6 +493,14 @@ final class MediaLink {
             }
         }
     }
+}
+
+private func closeSocket(_ descriptor: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(descriptor)
+    #else
+    _ = Darwin.close(descriptor)
+    #endif
 }
 
 /// Carries a value the event loop alone uses from then on.
