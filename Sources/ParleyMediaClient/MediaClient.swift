@@ -68,6 +68,11 @@ public final class MediaClient {
                                    impairment: configuration.impairment)
     }
 
+    /// A client let go without ``close()`` closes its socket, which ends what runs on its event loop.
+    deinit {
+        link.close()
+    }
+
     /// The offer SDP, with this client's socket as its only candidate (for TCP an active one).
     public var offer: String { local.sdp(host: configuration.bindHost, port: link.localPort, transport: configuration.transport) }
 
@@ -159,10 +164,11 @@ public final class MediaClient {
                 if case .datagram(var bytes) = event { handleMedia(&bytes, sender: sender, receiver: receiver, transport: transport) }
             }
             sender.sendDue(now: now, transport: transport, link: link)
-            let client = UncheckedBox(self)
+            // Held weakly: a client dropped without close() ends (deinit) rather than running on.
+            weak let client = self
             await link.runOnEventLoop(MediaLink.Direct(
-                datagram: { bytes in client.value.handleMedia(&bytes, sender: sender, receiver: receiver, transport: transport) },
-                tick: { client.value.tickMedia(sender: sender, receiver: receiver, transport: transport) }))
+                datagram: { bytes in client?.handleMedia(&bytes, sender: sender, receiver: receiver, transport: transport) },
+                tick: { client?.tickMedia(sender: sender, receiver: receiver, transport: transport) }))
         }
         try? await Task.sleep(until: deadline)
         let state = UncheckedBox((sender, receiver, transport))
