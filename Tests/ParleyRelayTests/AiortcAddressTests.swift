@@ -123,6 +123,10 @@ extension AiortcEchoTests {
             try await Task.sleep(for: .milliseconds(300))
             // A copy of the client's own SRTP, sent from the intruder: authentic bytes, but a replay.
             let captured = try #require(proxy.legs[0].lastMediaOut)
+            // The proxy keeps its copy a moment before it forwards the packet: sent at once, the
+            // copy could reach the relay first (on a loaded machine it did) and be, rightly, new
+            // authentic media from a checked address. Later it is the replay this test is about.
+            try await Task.sleep(for: .milliseconds(200))
             try await intruder.send(captured, to: relayAddress)
             try await Task.sleep(for: .seconds(3))
 
