@@ -30,9 +30,13 @@ public final class MultipartStream {
     private var partsEnded = 0
     private var failed = false
 
+    /// A boundary that is not one (`isBoundary`) makes every body malformed.
     public init(boundary: String) {
-        parser = MultipartParser(boundary: boundary)
+        let usable = Self.isBoundary(boundary)
+        // multipart-kit traps on an empty boundary; the stand-in is never used, the stream has failed.
+        parser = MultipartParser(boundary: usable ? boundary : "-")
         guardian = HeaderNameGuard(boundary: boundary)
+        failed = !usable
         // The parser lives and dies with this stream, so its callbacks hold it unowned.
         parser.onHeader = { [unowned self] name, value in
             self.headers.add(name: name, value: value)
@@ -99,8 +103,21 @@ public final class MultipartStream {
         for field in fields.dropFirst() where field.lowercased().hasPrefix("boundary=") {
             var value = String(field.dropFirst("boundary=".count))
             if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
-            return value.isEmpty || value.utf8.count > 70 ? nil : value
+            return isBoundary(value) ? value : nil
         }
         return nil
+    }
+
+    /// RFC 2046 §5.1.1: 1 to 70 of `bchars` (digits, letters, `'()+_,-./:=?` and space), not
+    /// ending in a space. Above all no CR or LF, which the parser's line reading relies on.
+    public static func isBoundary(_ value: String) -> Bool {
+        let bytes = Array(value.utf8)
+        guard (1...70).contains(bytes.count), bytes.last != UInt8(ascii: " ") else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): true
+            default: "'()+_,-./:=? ".utf8.contains(byte)
+            }
+        }
     }
 }

@@ -69,6 +69,28 @@ import Testing
         #expect(throws: MultipartStream.ParseError.malformed) { try Self.parts(first, boundary: "b", step: step) }
     }
 
+    /// The fuzz target's second find: a header line that holds the boundary (`C--b0undary`) is
+    /// still a header name to the parser, and the 0xff bytes after it made multipart-kit trap; the
+    /// guard had taken the boundary for the start of new headers. Cut as the fuzzer cut it (8-byte
+    /// pieces) and every other way.
+    @Test(arguments: [1, 2, 8, 4096])
+    func aBoundaryInsideAHeaderNameDoesNotHideWhatFollows(step: Int) {
+        var body = Array("--b0undary\r\nC--b0undary".utf8) + [UInt8](repeating: 0xFF, count: 9)
+        body += Array("t-D[sposition: form-data; name=\"name\"\r\n\r\nAnn\r\n--b0undary--\r\n".utf8)
+        #expect(throws: MultipartStream.ParseError.malformed) { try Self.parts(body, boundary: "b0undary", step: step) }
+        let value = Array("--b\r\nX: --b\r\nY".utf8) + [0xE9] + Array(": 1\r\n\r\nv\r\n--b--".utf8)
+        #expect(throws: MultipartStream.ParseError.malformed) { try Self.parts(value, boundary: "b", step: step) }
+    }
+
+    /// A boundary outside RFC 2046's characters (a CR or LF above all, or none at all) makes the
+    /// body malformed rather than reaching the parser.
+    @Test(arguments: ["", "a\rb", "a\nb", "trailing ", "caf\u{E9}", String(repeating: "x", count: 71)])
+    func aBoundaryThatIsNoneMakesTheBodyMalformed(boundary: String) {
+        #expect(!MultipartStream.isBoundary(boundary))
+        #expect(MultipartStream.boundary(fromContentType: "multipart/form-data; boundary=\"\(boundary)\"") == nil)
+        #expect(throws: MultipartStream.ParseError.malformed) { try Self.parts(Array("--x\r\n".utf8), boundary: boundary, step: 4) }
+    }
+
     /// Bytes past ASCII are fine where they may stand: in a header's value (a UTF-8 file name, as
     /// browsers send it) and in the content.
     @Test func bytesPastASCIIInValuesAndContentAreFine() throws {
