@@ -49,12 +49,13 @@ extension SQLChatStore {
             else { throw ChatErrors.dialogNotFound }
             var stored = message
             stored.seq = seq
-            try sql.execute("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            // The rest is written without waiting for each answer (`send`): one round trip on PostgreSQL.
+            try sql.send("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             stored.id.rawValue, stored.dialogID.rawValue, stored.seq, stored.senderID.rawValue,
                             stored.clientMessageID, stored.kind.rawValue, stored.text, stored.attachmentID?.rawValue, call,
                             location, forwardedFrom, stored.createdAt.storageMillis)
             // A new message brings a cleared conversation back; the sender has read their own message.
-            try sql.execute("""
+            try sql.send("""
                 UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END WHERE dialog_id = ?
                 """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue)
             try events.store(announce(stored), to: recipients, in: sql)

@@ -101,7 +101,7 @@ public final class EventLog: EventPublisher, Sendable {
                                       payloadJSON: payload))
         }
         let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: recipients.count).joined(separator: ", ")
-        _ = try sql.query("""
+        try sql.send("""
             INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session) VALUES \(values)
             """, binding: binds)
         return stored

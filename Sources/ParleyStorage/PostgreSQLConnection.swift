@@ -16,6 +16,8 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
     private var translations: [String: String] = [:]
     private let cacheLimit = 512
     private(set) var changes = 0
+    /// Statements of the open transaction sent without a wait (`send(_:_:)`), oldest first.
+    private var inFlight: [(sql: String, result: EventLoopFuture<PostgresQueryResult>)] = []
 
     init(configuration: PostgreSQLURL, id: Int, eventLoop: any EventLoop, logger: Logger) throws {
         self.configuration = configuration
@@ -38,9 +40,50 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
         }
     }
 
+    /// Runs one statement and waits for its rows. Statements sent before it without a wait
+    /// (`send(_:_:)`) are done by then (the connection runs them in order); if one of them failed,
+    /// that failure is what this throws — it is the cause, and it stands even when this one
+    /// succeeded (a `COMMIT` after a failed statement answers `ROLLBACK`, not an error).
     func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row] {
         guard let connection else { throw StorageError.closed }
         let translated = translation(of: sql)
+        let result: PostgresQueryResult
+        do {
+            result = try connection.query(PostgresQuery(unsafeSQL: translated, binds: Self.bindings(binds)), logger: logger).wait()
+        } catch let error as PSQLError {
+            try settle()
+            throw PostgreSQLError(error, sql: translated)
+        }
+        try settle()
+        changes = result.metadata.rows ?? 0
+        guard let first = result.rows.first else { return [] }
+        let columns = ColumnNames(first.map(\.columnName))
+        return try result.rows.map { row in Row(columns: columns, values: try row.map(Self.value(of:))) }
+    }
+
+    /// Sends a statement of the open transaction whose result nobody reads, without waiting for
+    /// it: the next statement queues behind it on the connection, so a write of several such
+    /// statements costs one round trip, not one each. Its failure is thrown by the next `run`
+    /// (the transaction's `COMMIT` at the latest), and so fails the transaction.
+    func send(_ sql: String, _ binds: [SQLValue]) throws {
+        guard let connection else { throw StorageError.closed }
+        let translated = translation(of: sql)
+        inFlight.append((translated, connection.query(PostgresQuery(unsafeSQL: translated, binds: Self.bindings(binds)), logger: logger)))
+    }
+
+    /// Waits for what `send(_:_:)` sent; throws the first failure among it.
+    func settle() throws {
+        guard !inFlight.isEmpty else { return }
+        let sent = inFlight
+        inFlight.removeAll(keepingCapacity: true)
+        var failure: PostgreSQLError?
+        for (sql, result) in sent {
+            do { _ = try result.wait() } catch let error as PSQLError { failure = failure ?? PostgreSQLError(error, sql: sql) }
+        }
+        if let failure { throw failure }
+    }
+
+    private static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: binds.count)
         for value in binds {
             switch value {
@@ -51,16 +94,16 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
             case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
             }
         }
-        let result: PostgresQueryResult
-        do {
-            result = try connection.query(PostgresQuery(unsafeSQL: translated, binds: bindings), logger: logger).wait()
-        } catch let error as PSQLError {
-            throw PostgreSQLError(error, sql: translated)
-        }
-        changes = result.metadata.rows ?? 0
-        guard let first = result.rows.first else { return [] }
-        let columns = ColumnNames(first.map(\.columnName))
-        return try result.rows.map { row in Row(columns: columns, values: try row.map(Self.value(of:))) }
+        return bindings
+    }
+
+    /// Sends a statement without parameters or results and does not wait for it: the connection
+    /// runs its statements in the order they are sent, so the next one queues behind it. For
+    /// the bracket of a read-only transaction (`START …` pipelined with the first query, `COMMIT`
+    /// left to finish while the thread takes its next job); the returned future tells how it went.
+    @discardableResult
+    func send(_ sql: String) -> EventLoopFuture<PostgresQueryResult>? {
+        connection?.query(PostgresQuery(unsafeSQL: sql), logger: logger)
     }
 
     /// Runs each statement of `script` (split at its semicolons) without parameters.

@@ -1,12 +1,16 @@
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
+import PostgresNIO
 
 /// The engine behind `Database` on PostgreSQL: a pool of threads, each owning one connection,
 /// taking whole transactions from one queue. A write is `BEGIN`, the closure's statements (each a
 /// blocking round trip), `COMMIT`; it is retried (closure and all, up to three times) when the
 /// server picks it as a deadlock victim. A read is a `REPEATABLE READ, READ ONLY` transaction, so
-/// every statement of the closure sees one snapshot, as on SQLite. Writes run side by side at
+/// every statement of the closure sees one snapshot, as on SQLite. `BEGIN` (or a read's `START`)
+/// is sent without waiting for it, ahead of the first statement, and a read's `COMMIT` too:
+/// a one-statement read costs one wait, not three, and a write one less. Writes run side by side at
 /// READ COMMITTED: the stores move counters with `UPDATE … RETURNING` and upserts, which take
 /// the row's lock, so two nodes (or two threads) never hand out the same number.
 final class PostgreSQLEngine: StorageEngine {
@@ -96,17 +100,24 @@ final class PostgreSQLEngine: StorageEngine {
         case .write(let write):
             write.finish(Result { try runWrite(write, on: connection) })
         case .read(let read):
+            // One round trip waited for, not three: `START` goes ahead of the first query without
+            // a wait (the connection runs them in order, and a query behind a failed `START` fails
+            // alike), and the read-only `COMMIT` finishes while this thread takes its next job.
             let snapshot = Snapshot(kind: .postgresql, runner: connection)
+            var begun: EventLoopFuture<PostgresQueryResult>?
             do {
                 try connection.connectIfNeeded()
-                _ = try connection.run("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", [])
+                begun = connection.send("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             } catch {
                 // The closure still runs, so its caller is answered: its statements fail alike.
                 logger.error("database read could not begin", metadata: ["error": "\(error)"])
             }
             read.run(snapshot)
             snapshot.close()
-            _ = try? connection.run("COMMIT", [])
+            if let begun, case .failure(let error) = Result(catching: { try begun.wait() }) {
+                logger.error("database read could not begin", metadata: ["error": "\(String(reflecting: error))"])
+            }
+            connection.send("COMMIT")
         }
     }
 
@@ -114,9 +125,12 @@ final class PostgreSQLEngine: StorageEngine {
         var attempt = 1
         while true {
             try connection.connectIfNeeded()
-            _ = try connection.run("BEGIN", [])
+            // `BEGIN` goes ahead of the first statement without a wait, as a read's `START` does,
+            // and so do the statements the closure only `send`s: the first statement that waits
+            // (the `COMMIT` at the latest) throws the failure of any of them.
             let transaction = Transaction(kind: .postgresql, runner: connection)
             do {
+                try connection.send("BEGIN", [])
                 try job.run(transaction)
                 transaction.close()
                 _ = try connection.run("COMMIT", [])
@@ -124,6 +138,7 @@ final class PostgreSQLEngine: StorageEngine {
             } catch {
                 transaction.close()
                 _ = try? connection.run("ROLLBACK", [])
+                try? connection.settle()   // nothing sent for this transaction is left for the next
                 if let failure = error as? PostgreSQLError, failure.isRetryable, attempt < attempts {
                     attempt += 1
                     continue

@@ -2,11 +2,16 @@
 /// a blocking call on the engine's own thread) later.
 protocol StatementRunner: AnyObject {
     func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row]
+    /// Runs a statement whose result is not read: at once (SQLite), or sent without waiting for
+    /// it, its failure thrown by the next statement that waits (PostgreSQL).
+    func send(_ sql: String, _ binds: [SQLValue]) throws
     func execute(script: String) throws
     var changes: Int { get }
 }
 
-extension SQLiteConnection: StatementRunner {}
+extension SQLiteConnection: StatementRunner {
+    func send(_ sql: String, _ binds: [SQLValue]) throws { _ = try run(sql, binds) }
+}
 
 /// Reading through a handle. SQL is written once for every engine: `?` placeholders (an engine
 /// whose driver numbers them, PostgreSQL's `$1`, rewrites them when it prepares), standard SQL
@@ -69,6 +74,22 @@ public final class Transaction: SQLQuerying {
         guard isOpen else { throw StorageError.closed }
         _ = try runner.run(sql, binds)
         return runner.changes
+    }
+
+    /// Runs an INSERT, UPDATE or DELETE whose outcome the closure does not read — a row that
+    /// is simply written. On PostgreSQL it is sent without waiting for its answer, so several in
+    /// a row cost one round trip; if it fails, the next statement that waits (the commit at the
+    /// latest) throws its error and the transaction fails as a whole. On SQLite it runs at once.
+    /// Not for a statement whose error the closure means to catch (a unique key it tries).
+    public func send(_ sql: String, _ binds: any SQLBindable...) throws {
+        guard isOpen else { throw StorageError.closed }
+        try runner.send(sql, binds.map(\.sqlValue))
+    }
+
+    /// `send` with the values as a list.
+    public func send(_ sql: String, binding binds: [SQLValue]) throws {
+        guard isOpen else { throw StorageError.closed }
+        try runner.send(sql, binds)
     }
 
     /// Runs several statements without parameters or results (a schema, a fixture); not cached.

@@ -98,6 +98,41 @@ import Testing
         await cleanup()
     }
 
+    /// Statements only `send`: committed with the rest; one that fails (here a duplicate key,
+    /// with statements after it) fails its whole transaction with its own error — on PostgreSQL,
+    /// where it was not waited for, when the next statement or the commit waits — and leaves
+    /// nothing behind for the next transaction on the same connection.
+    @Test(arguments: TestEngine.allCases)
+    func sentStatementsCommitWithTheRestAndOneThatFailsFailsItsTransaction(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
+        let count = try await database.write { sql in
+            for n in 1...5 { try sql.send("INSERT INTO items (n, label) VALUES (?, ?)", n, "sent \(n)") }
+            return try sql.scalar("SELECT COUNT(*) FROM items", as: Int.self)
+        }
+        #expect(count == 5, "a statement that waits sees what was sent before it")
+        for failingLast in [false, true] {
+            let failure = await #expect(throws: (any Error).self) {
+                try await database.write { sql in
+                    try sql.send("INSERT INTO items (n, label) VALUES (?, ?)", 10, "ten")
+                    try sql.send("INSERT INTO items (n, label) VALUES (?, ?)", 1, "again")   // n = 1 is taken
+                    if !failingLast { try sql.send("INSERT INTO items (n, label) VALUES (?, ?)", 11, "eleven") }
+                }
+            }
+            #expect(Self.isConstraintViolation(failure), "the duplicate's own error, not a later one's: \(String(describing: failure))")
+        }
+        // Every connection of the pool takes a transaction after the failures: none is left with one.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 20..<40 {
+                group.addTask { try await database.write { try $0.send("INSERT INTO items (n, label) VALUES (?, ?)", n, "after") } }
+            }
+            try await group.waitForAll()
+        }
+        let labels = try await database.read { try $0.query("SELECT n FROM items ORDER BY n").map { try $0.first(as: Int.self) } }
+        #expect(labels == Array(1...5) + Array(20..<40))
+        try await database.close()
+        await cleanup()
+    }
+
     @Test(arguments: TestEngine.allCases)
     func valuesRoundTripAndNullsReadAsNil(_ engine: TestEngine) async throws {
         let (database, cleanup) = try await Self.open(engine)
