@@ -51,6 +51,9 @@ public struct ParleyConfiguration: Sendable {
     public var mailboxCapacity = 1024
     /// Realtime sockets one user may hold open, all devices together.
     public var maxConnectionsPerUser = 20
+    /// How often an open realtime socket asks the store again whether its session is open
+    /// (a session that ends closes its sockets at once; this is the backstop).
+    public var sessionRecheckSeconds = 10.0
     /// The media relay's UDP socket (`::` is dual-stack: IPv4 and IPv6), and the addresses put
     /// in SDP answers: `mediaAnnouncedAddress` first, then `mediaAnnouncedAddresses`.
     public var mediaHost = "::"
@@ -219,6 +222,7 @@ public struct ParleyConfiguration: Sendable {
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         mailboxCapacity = config.int(forKey: "realtime.mailboxCapacity", default: d.mailboxCapacity)
         maxConnectionsPerUser = config.int(forKey: "realtime.maxConnectionsPerUser", default: d.maxConnectionsPerUser)
+        sessionRecheckSeconds = config.double(forKey: "realtime.sessionRecheckSeconds", default: d.sessionRecheckSeconds)
         adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
         logFormat = config.string(forKey: "log.format", default: d.logFormat)

@@ -20,8 +20,15 @@ public struct RealtimeGateway: Sendable {
         /// Open sockets one user may hold, all devices together; more are not upgraded
         /// (the router answers `429 too_many_connections`).
         public var maxConnectionsPerUser: Int
+        /// How often a socket asks the store whether its session is still open. A session that
+        /// ends closes its sockets at once, on this node and (through the node bus) on every
+        /// other; the question asked again only bounds how long a socket could outlive its
+        /// session should that word be lost. Commands in between cost no read.
+        public var sessionRecheckInterval: Duration
 
-        public init(maxFrameBytes: Int = 64 * 1024, mailboxCapacity: Int = 1024, maxConnectionsPerUser: Int = 20) {
+        public init(maxFrameBytes: Int = 64 * 1024, mailboxCapacity: Int = 1024, maxConnectionsPerUser: Int = 20,
+                    sessionRecheckInterval: Duration = .seconds(10)) {
+            self.sessionRecheckInterval = sessionRecheckInterval
             self.maxFrameBytes = maxFrameBytes
             self.mailboxCapacity = mailboxCapacity
             self.maxConnectionsPerUser = maxConnectionsPerUser

@@ -10,6 +10,7 @@ import ParleyChat
 import ParleyCore
 import ParleyProtocol
 import ParleyRealtime
+import Synchronization
 
 /// One device's WebSocket: reads commands in order, answers each, and writes the events its
 /// mailbox collects. Replies go through the same mailbox, so one task writes the socket.
@@ -17,6 +18,8 @@ struct RealtimeSession {
     let principal: Principal
     let gateway: RealtimeGateway
     let logger: Logger
+    /// The socket was opened with a checked access token: its session was open then.
+    let sessionCheck = SessionRecheck(confirmedAt: .now)
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
         let mailbox = Mailbox(userID: principal.userID, sessionID: principal.sessionID, capacity: gateway.settings.mailboxCapacity)
@@ -88,9 +91,11 @@ struct RealtimeSession {
         defer { span.end() }
         do {
             try await ServiceContext.withValue(span.context) {
-                if frame.command != .ping {
-                    // The session may have ended (logout, password reset) since the socket opened.
+                // The session may have ended (logout, password reset) since the socket opened:
+                // its end closes the socket, and the store is asked again now and then besides.
+                if frame.command != .ping, sessionCheck.isDue(every: gateway.settings.sessionRecheckInterval) {
                     _ = try await gateway.accounts.checkSession(principal)
+                    sessionCheck.confirm()
                 }
                 let reply = try await execute(frame.command, mailbox: mailbox)
                 mailbox.offer(ServerFrame.reply(to: frame.id, reply).text)
@@ -151,5 +156,22 @@ struct RealtimeSession {
         case .callRestart(let id, let sdp):
             return .answer(sdp: try await calls.restartICE(id, by: user, device: device, sdp: sdp))
         }
+    }
+}
+
+/// When a socket last found its session open in the store.
+final class SessionRecheck: Sendable {
+    private let confirmedAt: Mutex<ContinuousClock.Instant>
+
+    init(confirmedAt: ContinuousClock.Instant) {
+        self.confirmedAt = Mutex(confirmedAt)
+    }
+
+    func isDue(every interval: Duration, now: ContinuousClock.Instant = .now) -> Bool {
+        confirmedAt.withLock { now - $0 >= interval }
+    }
+
+    func confirm(now: ContinuousClock.Instant = .now) {
+        confirmedAt.withLock { $0 = now }
     }
 }

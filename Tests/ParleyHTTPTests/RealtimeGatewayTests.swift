@@ -40,6 +40,28 @@ import Testing
         }
     }
 
+    /// A session ended where no word of it reaches the socket (here straight in the store, as
+    /// another node whose message was lost would leave it): commands go on until the socket asks
+    /// the store again (`realtime.sessionRecheckSeconds`), then the answer is `session_ended`
+    /// and the socket closes.
+    @Test func aSessionEndedWithoutWordIsFoundAtTheNextRecheck() async throws {
+        let parley = try await TestParley.start { $0.sessionRecheckSeconds = 0.5 }
+        try await parley.test(.live) { client in
+            let phone = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let (socket, _) = try await RealtimeClient.connect(port: client.port!, token: phone.accessToken)
+            defer { socket.close() }
+            #expect(try await socket.command("sync", ["since": 0]).ok == true)
+            try await parley.parts.database.write { sql in
+                try sql.execute("UPDATE sessions SET ended_at = ?, end_reason = 'test' WHERE ended_at IS NULL", 1)
+            }
+            try await Task.sleep(for: .milliseconds(600))
+            let refused = try await socket.command("sync", ["since": 0])
+            #expect(refused.ok == false)
+            #expect(refused.errorCode == "session_ended")
+            try await Self.waitUntilClosed(socket)
+        }
+    }
+
     @Test func aPasswordResetClosesEveryDevicesSocket() async throws {
         let parley = try await TestParley.start()
         try await parley.test(.live) { client in
