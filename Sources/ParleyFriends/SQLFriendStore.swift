@@ -163,15 +163,19 @@ public struct SQLFriendStore: FriendStore {
     public func standing(of sender: UserID, toward other: UserID?) async throws -> SenderStanding {
         let pair = other.map { Self.pair(sender, $0) }
         return try await database.read { sql in
-            let blockers = Set(try sql.query("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)
-                .map { UserID(rawValue: try $0.decode(column: "blocker", as: String.self)) })
-            guard let other, let pair else { return SenderStanding(blockers: blockers, reach: nil) }
+            // Who blocks the sender, and toward `other`: a block the other way and a friendship —
+            // read together (one round trip on PostgreSQL).
+            var statements = [SQLStatement("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)]
+            if let other, let pair, other != sender {
+                statements += [SQLStatement("SELECT blocker FROM blocks WHERE blocker = ? AND blocked = ?", sender.rawValue, other.rawValue),
+                               SQLStatement("SELECT 1 FROM friendships WHERE user_low = ? AND user_high = ?", pair.low, pair.high)]
+            }
+            let found = try sql.query(each: statements)
+            let blockers = Set(try found[0].map { UserID(rawValue: try $0.decode(column: "blocker", as: String.self)) })
+            guard let other else { return SenderStanding(blockers: blockers, reach: nil) }
             if other == sender { return SenderStanding(blockers: blockers, reach: .friends) }
-            let blocksOther = try sql.first("SELECT blocker FROM blocks WHERE blocker = ? AND blocked = ?",
-                                            sender.rawValue, other.rawValue) != nil
-            if blockers.contains(other) || blocksOther { return SenderStanding(blockers: blockers, reach: .blocked) }
-            let friends = try sql.first("SELECT 1 FROM friendships WHERE user_low = ? AND user_high = ?", pair.low, pair.high) != nil
-            return SenderStanding(blockers: blockers, reach: friends ? .friends : .notFriends)
+            if blockers.contains(other) || !found[1].isEmpty { return SenderStanding(blockers: blockers, reach: .blocked) }
+            return SenderStanding(blockers: blockers, reach: found[2].isEmpty ? .notFriends : .friends)
         }
     }
 

@@ -56,9 +56,36 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
         }
         try settle()
         changes = result.metadata.rows ?? 0
+        return try Self.rows(of: result)
+    }
+
+    private static func rows(of result: PostgresQueryResult) throws -> [Row] {
         guard let first = result.rows.first else { return [] }
         let columns = ColumnNames(first.map(\.columnName))
         return try result.rows.map { row in Row(columns: columns, values: try row.map(Self.value(of:))) }
+    }
+
+    /// Runs `statements` as one round trip: all are sent, then their answers waited for in
+    /// order (the connection runs them in the order sent). Throws the first failure.
+    func runAll(_ statements: [SQLStatement]) throws -> [[Row]] {
+        guard let connection else { throw StorageError.closed }
+        let sent = statements.map { statement in
+            let translated = translation(of: statement.sql)
+            return (translated, connection.query(PostgresQuery(unsafeSQL: translated, binds: Self.bindings(statement.binds)), logger: logger))
+        }
+        var results: [[Row]] = []
+        var failure: PostgreSQLError?
+        for (sql, answer) in sent {
+            do {
+                let result = try answer.wait()
+                if failure == nil { results.append(try Self.rows(of: result)) }
+            } catch let error as PSQLError {
+                failure = failure ?? PostgreSQLError(error, sql: sql)
+            }
+        }
+        try settle()
+        if let failure { throw failure }
+        return results
     }
 
     /// Sends a statement of the open transaction whose result nobody reads, without waiting for

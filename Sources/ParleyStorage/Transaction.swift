@@ -5,12 +5,32 @@ protocol StatementRunner: AnyObject {
     /// Runs a statement whose result is not read: at once (SQLite), or sent without waiting for
     /// it, its failure thrown by the next statement that waits (PostgreSQL).
     func send(_ sql: String, _ binds: [SQLValue]) throws
+    /// Runs the statements in turn and returns each one's rows: on PostgreSQL all are sent
+    /// before the first answer is waited for (one round trip).
+    func runAll(_ statements: [SQLStatement]) throws -> [[Row]]
     func execute(script: String) throws
     var changes: Int { get }
 }
 
 extension SQLiteConnection: StatementRunner {
     func send(_ sql: String, _ binds: [SQLValue]) throws { _ = try run(sql, binds) }
+    func runAll(_ statements: [SQLStatement]) throws -> [[Row]] { try statements.map { try run($0.sql, $0.binds) } }
+}
+
+/// A statement and the values for its `?`s, for running several at once (`query(each:)`).
+public struct SQLStatement: Sendable {
+    public let sql: String
+    public let binds: [SQLValue]
+
+    public init(_ sql: String, _ binds: any SQLBindable...) {
+        self.sql = sql
+        self.binds = binds.map(\.sqlValue)
+    }
+
+    public init(_ sql: String, binding binds: [SQLValue]) {
+        self.sql = sql
+        self.binds = binds
+    }
 }
 
 /// Reading through a handle. SQL is written once for every engine: `?` placeholders (an engine
@@ -21,6 +41,9 @@ public protocol SQLQuerying {
     /// The engine behind the handle, for the few statements that differ between dialects.
     var kind: Database.Kind { get }
     func query(_ sql: String, binding binds: [SQLValue]) throws -> [Row]
+    /// Several statements that do not depend on each other's answers, each one's rows in
+    /// order: on PostgreSQL one round trip for all of them, not one each.
+    func query(each statements: [SQLStatement]) throws -> [[Row]]
 }
 
 extension SQLQuerying {
@@ -58,6 +81,11 @@ public final class Transaction: SQLQuerying {
     public func query(_ sql: String, binding binds: [SQLValue]) throws -> [Row] {
         guard isOpen else { throw StorageError.closed }
         return try runner.run(sql, binds)
+    }
+
+    public func query(each statements: [SQLStatement]) throws -> [[Row]] {
+        guard isOpen else { throw StorageError.closed }
+        return try runner.runAll(statements)
     }
 
     /// Runs an INSERT, UPDATE, DELETE or DDL statement; returns how many rows it changed.
@@ -122,6 +150,11 @@ public final class Snapshot: SQLQuerying {
     public func query(_ sql: String, binding binds: [SQLValue]) throws -> [Row] {
         guard isOpen else { throw StorageError.closed }
         return try runner.run(sql, binds)
+    }
+
+    public func query(each statements: [SQLStatement]) throws -> [[Row]] {
+        guard isOpen else { throw StorageError.closed }
+        return try runner.runAll(statements)
     }
 
     func close() { isOpen = false }

@@ -133,6 +133,35 @@ import Testing
         await cleanup()
     }
 
+    /// Several reads at once (`query(each:)`): each statement's own rows, in order, in a read and
+    /// in a write (after statements only sent); a statement that fails throws its own error.
+    @Test(arguments: TestEngine.allCases)
+    func statementsReadTogetherAnswerEachInOrder(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
+        let inWrite = try await database.write { sql in
+            for n in 1...4 { try sql.send("INSERT INTO items (n, label) VALUES (?, ?)", n, "l\(n)") }
+            return try sql.query(each: [SQLStatement("SELECT n FROM items WHERE n > ? ORDER BY n", 2),
+                                        SQLStatement("SELECT COUNT(*) FROM items")])
+                .map { try $0.map { try $0.first(as: Int.self) } }
+        }
+        #expect(inWrite == [[3, 4], [4]])
+        let inRead = try await database.read { sql in
+            try sql.query(each: [SQLStatement("SELECT label FROM items WHERE n = ?", 2),
+                                 SQLStatement("SELECT label FROM items WHERE n = ?", 99),
+                                 SQLStatement("SELECT label FROM items WHERE n IN (?, ?) ORDER BY n", 1, 4)])
+                .map { try $0.map { try $0.first(as: String.self) } }
+        }
+        #expect(inRead == [["l2"], [], ["l1", "l4"]])
+        await #expect(throws: (any Error).self) {
+            try await database.read { sql in
+                try sql.query(each: [SQLStatement("SELECT n FROM items"), SQLStatement("SELECT n FROM no_such_table")])
+            }
+        }
+        #expect(try await database.read { try $0.scalar("SELECT COUNT(*) FROM items", as: Int.self) } == 4, "the connection reads on")
+        try await database.close()
+        await cleanup()
+    }
+
     @Test(arguments: TestEngine.allCases)
     func valuesRoundTripAndNullsReadAsNil(_ engine: TestEngine) async throws {
         let (database, cleanup) = try await Self.open(engine)
