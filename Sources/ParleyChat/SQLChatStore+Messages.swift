@@ -37,16 +37,21 @@ extension SQLChatStore {
     ) async throws -> (message: MessageRecord, isNew: Bool) {
         let call = Self.json(message.call), location = Self.json(message.location), forwardedFrom = Self.json(message.forwardedFrom)
         return try await database.write { [events] sql in
-            if let existing = try sql.first("""
-                SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
-                """, message.dialogID.rawValue, message.senderID.rawValue, message.clientMessageID) {
-                return (try Self.decodeMessage(existing), false)
-            }
-            // The dialog's counter moves on and says the new number, in one statement.
-            guard let seq = try sql.scalar("""
-                UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ? WHERE id = ? RETURNING last_message_seq
-                """, message.createdAt.storageMillis, message.dialogID.rawValue, as: Int64.self)
-            else { throw ChatErrors.dialogNotFound }
+            // The message sent before under this client id, if any; else the dialog's counter moves
+            // on and says the new number — the update stands back when the message exists, so
+            // both go in one round trip.
+            let key: [SQLValue] = [message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue]
+            let found = try sql.query(each: [
+                SQLStatement("""
+                    SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
+                    """, binding: key),
+                SQLStatement("""
+                    UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ? WHERE id = ? AND NOT EXISTS
+                    (SELECT 1 FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?) RETURNING last_message_seq
+                    """, binding: [message.createdAt.storageMillis.sqlValue, message.dialogID.rawValue.sqlValue] + key),
+            ])
+            if let existing = found[0].first { return (try Self.decodeMessage(existing), false) }
+            guard let seq = try found[1].first?.first(as: Int64.self) else { throw ChatErrors.dialogNotFound }
             var stored = message
             stored.seq = seq
             // The rest is written without waiting for each answer (`send`): one round trip on PostgreSQL.
