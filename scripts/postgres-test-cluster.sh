@@ -29,6 +29,8 @@ start)
   "${as[@]}" "$bin/initdb" -D "$dir/data" -U "$user" -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
   options="-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=1000 -c shared_buffers=128MB"
+  # More server options for a diagnosis, e.g. "-c shared_preload_libraries=pg_stat_statements".
+  options+=" ${PARLEY_TEST_POSTGRES_OPTIONS:-}"
   "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$options" -w -t 60 start >&2 \
     || { cat "$dir/server.log" >&2; exit 1; }
   echo "export PARLEY_TEST_POSTGRES_URL=postgres://$user@127.0.0.1:$port/postgres"

@@ -60,9 +60,11 @@ extension SQLChatStore {
                             stored.clientMessageID, stored.kind.rawValue, stored.text, stored.attachmentID?.rawValue, call,
                             location, forwardedFrom, stored.createdAt.storageMillis)
             // A new message brings a cleared conversation back; the sender has read their own message.
+            // Only the rows that change: the sender's, and those of members who had hidden the dialog.
             try sql.send("""
-                UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END WHERE dialog_id = ?
-                """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue)
+                UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END
+                WHERE dialog_id = ? AND (user_id = ? OR hidden <> 0)
+                """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue, stored.senderID.rawValue)
             try events.store(announce(stored), to: recipients, in: sql)
             if let request, try Self.insertRequest(request.request, firstSeq: stored.seq, sql) {
                 try events.store(request.announce(stored), to: [request.request.to], in: sql)

@@ -77,8 +77,10 @@ public final class EventLog: EventPublisher, Sendable {
     func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID?, in sql: Transaction) throws -> [StoredEvent] {
         let now = clock.now()
         let type = event.type, payload = event.payloadJSON()
-        var seen = Set<UserID>()
-        let recipients = users.filter { seen.insert($0).inserted }
+        // Each recipient once, in one order for every transaction: the upsert takes the heads'
+        // row locks in the order of its rows, and two transactions that took shared heads in
+        // opposite orders would deadlock each other (PostgreSQL breaks that after a second).
+        let recipients = Set(users).sorted { $0.rawValue < $1.rawValue }
         guard !recipients.isEmpty else { return [] }
         let heads = Array(repeating: "(?, 1)", count: recipients.count).joined(separator: ", ")
         let rows = try sql.query("""
