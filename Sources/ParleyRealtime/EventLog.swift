@@ -66,7 +66,8 @@ public final class EventLog: EventPublisher, Sendable {
 
     /// Stores one event per user, each with the next number of that user's sequence: one upsert
     /// moves every recipient's head on (creating it on first use) and returns the new numbers, one
-    /// insert stores the events — two statements however many recipients, in one transaction.
+    /// insert stores the events — two statements however many recipients, in one transaction
+    /// (on PostgreSQL one: the insert takes its numbers from the upsert).
     func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID? = nil) async throws -> [StoredEvent] {
         try await database.write { [self] sql in
             try append(event, to: users, exceptSession: exceptSession, in: sql)
@@ -83,29 +84,42 @@ public final class EventLog: EventPublisher, Sendable {
         let recipients = Set(users).sorted { $0.rawValue < $1.rawValue }
         guard !recipients.isEmpty else { return [] }
         let heads = Array(repeating: "(?, 1)", count: recipients.count).joined(separator: ", ")
-        let rows = try sql.query("""
+        let upsert = """
             INSERT INTO user_event_heads (user_id, last_seq) VALUES \(heads)
             ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + 1
             RETURNING user_id, last_seq
-            """, binding: recipients.map(\.rawValue.sqlValue))
+            """
+        let except: SQLValue = exceptSession.map { .text($0.rawValue) } ?? .null
+        let numbered: [Row]
+        if sql.kind == .postgresql {
+            // One statement (and round trip) numbers and stores: the heads' row locks are held
+            // from here to the commit, the next round trip, and no longer.
+            numbered = try sql.query("""
+                WITH heads AS (\(upsert))
+                INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session)
+                SELECT user_id, last_seq, ?, ?, ?, ? FROM heads RETURNING user_id, seq AS last_seq
+                """, binding: recipients.map(\.rawValue.sqlValue) + [.text(type), .text(payload), .integer(now.storageMillis), except])
+        } else {
+            // SQLite has no INSERT inside WITH: the numbers, then the rows (in-process, no round trips).
+            numbered = try sql.query(upsert, binding: recipients.map(\.rawValue.sqlValue))
+        }
         var numbers: [String: Int64] = [:]
-        for row in rows {
+        for row in numbered {
             numbers[try row.decode(column: "user_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self)
         }
-        var binds: [SQLValue] = []
-        binds.reserveCapacity(recipients.count * 6)
-        var stored: [StoredEvent] = []
-        for user in recipients {
+        let stored = try recipients.map { user in
             guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
-            binds += [.text(user.rawValue), .integer(seq), .text(type), .text(payload), .integer(now.storageMillis),
-                      exceptSession.map { .text($0.rawValue) } ?? .null]
-            stored.append(StoredEvent(userID: user, seq: seq, event: event, createdAt: now, exceptSession: exceptSession,
-                                      payloadJSON: payload))
+            return StoredEvent(userID: user, seq: seq, event: event, createdAt: now, exceptSession: exceptSession, payloadJSON: payload)
         }
-        let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: recipients.count).joined(separator: ", ")
-        try sql.send("""
-            INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session) VALUES \(values)
-            """, binding: binds)
+        if sql.kind == .sqlite {
+            let binds = stored.flatMap { event -> [SQLValue] in
+                [.text(event.userID.rawValue), .integer(event.seq), .text(type), .text(payload), .integer(now.storageMillis), except]
+            }
+            let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: recipients.count).joined(separator: ", ")
+            try sql.send("""
+                INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session) VALUES \(values)
+                """, binding: binds)
+        }
         return stored
     }
 
