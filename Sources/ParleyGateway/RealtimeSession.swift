@@ -38,6 +38,8 @@ struct RealtimeSession {
         let turn = gateway.iceServers.servers(for: principal.userID)
         mailbox.offer(ServerFrame.hello(.init(userId: principal.userID.rawValue, sessionId: principal.sessionID.rawValue, latestSeq: latest,
                                               iceServers: turn.iceServers, iceServersTtlSeconds: turn.ttlSeconds)).text)
+        // Several nodes: the live events this socket is handed start after the hello's number.
+        gateway.events.fanout.connected(principal.userID, after: latest)
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {

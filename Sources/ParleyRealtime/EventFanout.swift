@@ -5,6 +5,13 @@ import ParleyCore
 /// the database the nodes share (PostgreSQL).
 public protocol EventFanout: Sendable {
     func committed(_ events: [StoredEvent])
+    /// A connection of `user` has opened on this node and was told that the newest number of
+    /// their sequence was `seq` (its hello): live events after it are theirs.
+    func connected(_ user: UserID, after seq: Int64)
+}
+
+extension EventFanout {
+    public func connected(_ user: UserID, after seq: Int64) {}
 }
 
 /// One node: straight to this process's connections, in the caller's task.

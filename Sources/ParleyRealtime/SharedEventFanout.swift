@@ -2,29 +2,45 @@ import Foundation
 import Logging
 import ParleyCore
 import ParleyStorage
+import Synchronization
 
 /// Live delivery across nodes sharing one PostgreSQL. The events table is the truth; after a
-/// commit, the node that made it sends one wake-up on `channel` ("node user:first:last …", the
-/// numbers it stored for each user), on a connection of its own. Every node listens; for each
+/// commit, the node that made it sends a wake-up on `channel` ("node user:first:last …", the
+/// numbers it stored for each user; the commits made while the last one was on its way together),
+/// on a connection of its own. Every node listens; for each
 /// user with a connection on it, it delivers from the last number it handed that user, reading
 /// what it has not seen from the table — so a user's events reach their sockets on any node
 /// once each, in their order, whichever node committed them. (A number is handed out under the
 /// row lock of the user's head, so when N is committed, every number below N is too.)
-/// All delivery on a node goes through one task, in the order wake-ups and commits arrive.
+/// A user's first connection here says where its live events start (`connected`: the
+/// `latestSeq` of its hello); until then nothing is handed to them, and from then on everything
+/// after it is — never a start guessed from the first wake-up, which may have overtaken the
+/// wake-ups for lower numbers still on their way (another node's, or a local commit's).
+/// All delivery on a node goes through one task, in the order wake-ups and commits arrive. It
+/// takes what has queued while it worked as one batch: one read for every user whose events must
+/// come from the table, so a node woken for thousands of users a second makes a few reads, not
+/// thousands one after another (each behind the pool's queue), and local commits never wait
+/// behind another user's read.
 public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `cursors` is touched by the delivery task alone
     public static let channel = "parley_events"
     let hub: EventHub
     let database: Database
     let logger: Logger
-    let node = UUID().uuidString.lowercased()
-    private let work: AsyncStream<Work>.Continuation
-    private let stream: AsyncStream<Work>
-    /// The newest number handed to each user's connections on this node.
+    let node: String
+    /// What is waiting for the delivery task, and its doorbell (one ring stands for any number).
+    private let pending = Mutex<(work: [Work], stopped: Bool)>(([], false))
+    private let bell: AsyncStream<Void>.Continuation
+    private let rings: AsyncStream<Void>
+    private let wakeUps: WakeUps
+    /// The newest number handed to each user's connections on this node; none for a user who
+    /// is not connected here, or whose first connection has not said where it starts.
     private var cursors: [UserID: Int64] = [:]
 
     enum Work {
         case local([StoredEvent])
         case remote(UserID, first: Int64, last: Int64)
+        /// A connection of the user opened here and was told the newest number was `after`.
+        case connected(UserID, after: Int64)
         /// The listening connection was lost and is back: wake-ups in between were missed.
         case catchUp
     }
@@ -33,66 +49,112 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
         self.hub = hub
         self.database = database
         self.logger = logger
-        (stream, work) = AsyncStream.makeStream(of: Work.self)
+        let node = UUID().uuidString.lowercased()
+        self.node = node
+        (rings, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        wakeUps = WakeUps(node: node, database: database, logger: logger)
+    }
+
+    private func enqueue(_ item: Work) {
+        let queued = pending.withLock { state in
+            guard !state.stopped else { return false }
+            state.work.append(item)
+            return true
+        }
+        if queued { bell.yield() }
     }
 
     /// Listens for the other nodes' wake-ups and delivers until `stop`; `read` gives a user's
-    /// events after a number (the event log's `sync` read).
+    /// events after a number (the event log's `sync` read), for catching up after the listening
+    /// connection was lost.
     public func run(read: @escaping @Sendable (UserID, Int64, Int) async throws -> [StoredEvent]) async throws {
-        let work = work, node = node
-        try await database.listen(Self.channel, reconnected: { work.yield(.catchUp) }) { payload in
+        let node = node
+        try await database.listen(Self.channel, reconnected: { [weak self] in self?.enqueue(.catchUp) }) { [weak self] payload in
             let parts = payload.split(separator: " ")
-            guard let sender = parts.first, sender != node else { return }
+            guard let self, let sender = parts.first, sender != node else { return }
             for part in parts.dropFirst() {
                 let fields = part.split(separator: ":")
                 guard fields.count == 3, let first = Int64(fields[1]), let last = Int64(fields[2]) else { continue }
-                work.yield(.remote(UserID(rawValue: String(fields[0])), first: first, last: last))
+                enqueue(.remote(UserID(rawValue: String(fields[0])), first: first, last: last))
             }
         }
-        for await item in stream {
-            switch item {
-            case .local(let events):
-                for (user, theirs) in Dictionary(grouping: events, by: \.userID) {
-                    let sorted = theirs.sorted { $0.seq < $1.seq }
-                    await deliver(user, first: sorted[0].seq, last: sorted[sorted.count - 1].seq, stored: sorted, read: read)
-                }
-            case .remote(let user, let first, let last):
-                await deliver(user, first: first, last: last, stored: nil, read: read)
-            case .catchUp:
-                await catchUp(read: read)
+        for await _ in rings {
+            let batch = pending.withLock { state in
+                defer { state.work.removeAll(keepingCapacity: true) }
+                return state.work
             }
+            await deliver(batch)
+            if batch.contains(where: { if case .catchUp = $0 { true } else { false } }) { await catchUp(read: read) }
         }
     }
 
-    public func stop() { work.finish() }
+    public func stop() {
+        pending.withLock { $0.stopped = true }
+        bell.finish()
+        wakeUps.stop()
+    }
+
+    public func connected(_ user: UserID, after seq: Int64) {
+        enqueue(.connected(user, after: seq))
+    }
 
     public func committed(_ events: [StoredEvent]) {
         guard !events.isEmpty else { return }
-        work.yield(.local(events))
+        enqueue(.local(events))
         var ranges: [UserID: (Int64, Int64)] = [:]
         for event in events {
             let range = ranges[event.userID] ?? (event.seq, event.seq)
             ranges[event.userID] = (min(range.0, event.seq), max(range.1, event.seq))
         }
-        // One wake-up per commit, split only past NOTIFY's 8000-byte payload.
-        var payloads: [String] = []
-        var current = node
-        for (user, range) in ranges {
-            let part = " \(user.rawValue):\(range.0):\(range.1)"
-            if current.utf8.count + part.utf8.count > 7_900 {
-                payloads.append(current)
-                current = node
-            }
-            current += part
-        }
-        payloads.append(current)
-        let database = database, logger = logger
-        Task {
-            for payload in payloads {
-                do { try await database.notify(Self.channel, payload: payload) } catch {
-                    logger.error("event wake-up not sent", metadata: ["error": "\(error)"])
+        wakeUps.add(ranges.map { " \($0.key.rawValue):\($0.value.0):\($0.value.1)" })
+    }
+
+    /// The wake-ups not yet sent, and the task that sends them: what commits while one
+    /// `pg_notify` is on its way goes in the next, so a node sends one per round trip, not one
+    /// per commit (each is a transaction of its own on the server, under its notify lock).
+    final class WakeUps: Sendable {
+        private let parts = Mutex<[String]>([])
+        private let bell: AsyncStream<Void>.Continuation
+
+        init(node: String, database: Database, logger: Logger) {
+            let (rings, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+            self.bell = bell
+            // Holds this object until `stop` ends the rings.
+            Task { [self] in
+                for await _ in rings {
+                    let taken = parts.withLock { parts in
+                        defer { parts.removeAll(keepingCapacity: true) }
+                        return parts
+                    }
+                    for payload in Self.payloads(node: node, parts: taken) {
+                        do { try await database.notify(SharedEventFanout.channel, payload: payload) } catch {
+                            logger.error("event wake-up not sent", metadata: ["error": "\(error)"])
+                        }
+                    }
                 }
             }
+        }
+
+        func add(_ more: [String]) {
+            parts.withLock { $0 += more }
+            bell.yield()
+        }
+
+        func stop() { bell.finish() }
+
+        /// "node part part …", split only past NOTIFY's 8000-byte payload.
+        static func payloads(node: String, parts: [String]) -> [String] {
+            var payloads: [String] = []
+            var current = node
+            for part in parts {
+                if current.utf8.count + part.utf8.count > 7_900 {
+                    payloads.append(current)
+                    current = node
+                }
+                current += part
+            }
+            if current.utf8.count > node.utf8.count { payloads.append(current) }
+            return payloads
         }
     }
 
@@ -110,30 +172,83 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
         }
     }
 
-    /// Hands `user`'s events up to `last` to their connections here, after the last one handed.
-    private func deliver(
-        _ user: UserID, first: Int64, last: Int64, stored: [StoredEvent]?,
-        read: @Sendable (UserID, Int64, Int) async throws -> [StoredEvent]
-    ) async {
-        guard hub.isOnline(user) else {
-            cursors[user] = nil   // whoever connects next starts from `sync`
-            return
+    /// What a batch asks for one user: the highest number announced, the lowest, and the events
+    /// this node committed itself (no read needed when they follow on from the cursor).
+    struct Wanted {
+        var first: Int64
+        var last: Int64
+        var stored: [Int64: StoredEvent] = [:]
+    }
+
+    /// Hands each user in `batch` their events up to the last announced, after the last one handed:
+    /// from this node's own commits when they follow on, else read from the table — every such
+    /// user in one read. A user whose connection has just said where it starts gets everything
+    /// committed after that (what was announced while it had not said is in the table).
+    private func deliver(_ batch: [Work]) async {
+        var wanted: [UserID: Wanted] = [:]
+        var starting: Set<UserID> = []
+        func want(_ user: UserID, _ first: Int64, _ last: Int64) {
+            if wanted[user] == nil { wanted[user] = Wanted(first: first, last: last) }
+            wanted[user]!.first = min(wanted[user]!.first, first)
+            wanted[user]!.last = max(wanted[user]!.last, last)
         }
-        let cursor = cursors[user] ?? first - 1
-        guard cursor < last else { return }
-        var events: [StoredEvent]
-        if let stored, cursor == first - 1 {
-            events = stored
-        } else {
-            do {
-                events = try await read(user, cursor, Int(last - cursor))
-            } catch {
-                logger.error("events not read for delivery", metadata: ["user": "\(user)", "error": "\(error)"])
-                return
+        for item in batch {
+            switch item {
+            case .local(let events):
+                for event in events {
+                    want(event.userID, event.seq, event.seq)
+                    wanted[event.userID]!.stored[event.seq] = event
+                }
+            case .remote(let user, let first, let last):
+                want(user, first, last)
+            case .connected(let user, let after):
+                guard cursors[user] == nil, hub.isOnline(user) else { continue }   // already started here
+                cursors[user] = after
+                starting.insert(user)
+            case .catchUp:
+                continue
             }
         }
-        events = events.filter { $0.seq > cursor && $0.seq <= last }
-        for event in events { hub.deliver(event.frame, to: user, exceptSession: event.exceptSession) }
-        cursors[user] = max(cursor, events.last?.seq ?? cursor, last)
+        var ranges: [StoredEvent.Range] = starting.map { .init(user: $0, after: cursors[$0]!, through: nil) }
+        for (user, asked) in wanted where !starting.contains(user) {
+            guard hub.isOnline(user) else {
+                cursors[user] = nil   // whoever connects next starts from their hello's number
+                continue
+            }
+            // Not started: its connection has not yet said where it starts, and will.
+            guard let cursor = cursors[user], cursor < asked.last else { continue }
+            let own = asked.last - cursor <= asked.stored.count ? (cursor + 1...asked.last).compactMap { asked.stored[$0] } : []
+            if !own.isEmpty, own.count == Int(asked.last - cursor) {
+                hand(own, to: user, after: cursor, through: asked.last)
+            } else {
+                ranges.append(.init(user: user, after: cursor, through: asked.last))
+            }
+        }
+        guard !ranges.isEmpty else { return }
+        let read: [StoredEvent], reading = ranges
+        do {
+            read = try await database.read { sql in try StoredEvent.read(reading, in: sql) }
+        } catch {
+            logger.error("events not read for delivery", metadata: ["users": "\(ranges.count)", "error": "\(error)"])
+            return
+        }
+        let byUser = Dictionary(grouping: read, by: \.userID)
+        for range in ranges {
+            guard hub.isOnline(range.user) else {
+                cursors[range.user] = nil
+                continue
+            }
+            let theirs = byUser[range.user] ?? []
+            hand(theirs, to: range.user, after: range.after, through: range.through ?? theirs.last?.seq ?? range.after)
+        }
+    }
+
+    /// Delivers `user`'s events in (`after`, `through`], in order, and moves their cursor to `through`.
+    private func hand(_ events: [StoredEvent], to user: UserID, after: Int64, through: Int64) {
+        let cursor = cursors[user] ?? after
+        for event in events where event.seq > cursor && event.seq <= through {
+            hub.deliver(event.frame, to: user, exceptSession: event.exceptSession)
+        }
+        cursors[user] = max(cursor, through)
     }
 }
