@@ -1,0 +1,134 @@
+import Foundation
+import HummingbirdTesting
+import Logging
+import ParleyApp
+import ParleyCore
+import ParleyProtocol
+import ParleyRealtime
+import ParleyTestSupport
+import Synchronization
+import Testing
+
+/// The event fanout of nodes sharing PostgreSQL, driven by the test: which commit or wake-up
+/// reaches a node first is the test's choice here, not the scheduler's.
+@Suite struct SharedEventFanoutTests {
+    /// Ann on a fresh PostgreSQL database; two fanouts on it as two nodes would have (each with a
+    /// hub of its own, Ann's device on node 1's), and an event log whose commits `body` hands to
+    /// them itself (`Commits.take`).
+    static func twoFanouts(
+        _ body: @escaping @Sendable (_ ann: UserID, _ log: EventLog, _ commits: Commits, _ one: SharedEventFanout,
+                                     _ two: SharedEventFanout, _ device: Device) async throws -> Void
+    ) async throws {
+        let url = try await TestPostgreSQL.freshDatabase()
+        let node = try await TestParley.start { config in
+            config.databaseURL = url
+            config.jwtSecret = String(repeating: "5eed", count: 16)
+            config.adminToken = String(repeating: "ad", count: 16)
+        }
+        try await node.test(.router) { client in
+            let ann = UserID(rawValue: try await client.signUp("Ann", "ann@example.com", outbox: node.outbox).id)
+            var logger = Logger(label: "fanout-test")
+            logger.logLevel = .warning
+            let database = node.parts.database
+            let commits = Commits()
+            let log = EventLog(database: database, hub: EventHub(), fanout: commits, clock: node.clock, retention: 86_400, logger: logger)
+            let hubOne = EventHub()
+            let one = SharedEventFanout(hub: hubOne, database: database, logger: logger)
+            let two = SharedEventFanout(hub: EventHub(), database: database, logger: logger)
+            let running = [one, two].map { fanout in Task { try await fanout.run { _, _, _ in [] } } }
+            defer {
+                for fanout in [one, two] { fanout.stop() }
+                for task in running { task.cancel() }
+            }
+            try await Task.sleep(for: .milliseconds(300))   // both listening
+            let device = Device(user: ann)
+            hubOne.attach(device.mailbox)
+            defer { hubOne.detach(device.mailbox) }
+            try await body(ann, log, commits, one, two, device)
+        }
+        await TestPostgreSQL.drop(url)
+    }
+
+    /// The fanout an event log hands its commits to: they wait here until the test passes them on.
+    final class Commits: EventFanout {
+        private let held = Mutex<[[StoredEvent]]>([])
+        func committed(_ events: [StoredEvent]) { held.withLock { $0.append(events) } }
+        func take() -> [[StoredEvent]] { held.withLock { taken in defer { taken = [] }; return taken } }
+    }
+
+    /// One device's mailbox on node 1, and the numbers of the events it has been handed.
+    final class Device: Sendable {
+        let mailbox: Mailbox
+        private let seqs = Numbers()
+        private let reader: Task<Void, Never>
+
+        final class Numbers: Sendable {
+            let list = Mutex<[Int]>([])
+        }
+
+        init(user: UserID) {
+            let mailbox = Mailbox(userID: user, sessionID: SessionID(rawValue: "ann-phone"), capacity: 100)
+            self.mailbox = mailbox
+            let seqs = seqs
+            reader = Task {
+                for await text in mailbox.frames { if let seq = Frame(text).seq { seqs.list.withLock { $0.append(seq) } } }
+            }
+        }
+
+        deinit { reader.cancel() }
+
+        /// The numbers handed so far, once `count` have come (or 5 s have passed), and after
+        /// `settle` more in which nothing else should come.
+        func received(_ count: Int, settle: Duration = .milliseconds(300)) async throws -> [Int] {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while seqs.list.withLock({ $0.count }) < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: settle)
+            return seqs.list.withLock { $0 }
+        }
+    }
+
+    static func publish(_ log: EventLog, to user: UserID) async {
+        await log.publish(.friendRemoved(UserRefEvent(userId: "bo")), to: [user], exceptSession: nil)
+    }
+
+    /// Ann's phone opens on node 1 after number L. Node 2 commits L+1 and node 1 then L+2; node 1's
+    /// own commit reaches its fanout before node 2's wake-up for L+1 does (the wake-up goes round
+    /// through PostgreSQL). The phone gets L+1 and L+2, in order, once each — L+1 was not skipped
+    /// as "before where the phone started" because the first news of Ann on node 1 was L+2.
+    @Test func aLowerNumberWhoseWakeUpComesLateReachesAConnectionThatJustOpened() async throws {
+        try await Self.twoFanouts { ann, log, commits, one, two, device in
+            let latest = try await log.latestSeq(of: ann)
+            one.connected(ann, after: latest)
+            await Self.publish(log, to: ann)
+            await Self.publish(log, to: ann)
+            let made = commits.take()
+            try #require(made.map { $0.map(\.seq) } == [[latest + 1], [latest + 2]])
+
+            one.committed(made[1])
+            #expect(try await device.received(2) == [Int(latest) + 1, Int(latest) + 2])
+            two.committed(made[0])   // its wake-up reaches node 1 now
+            #expect(try await device.received(2, settle: .milliseconds(500)) == [Int(latest) + 1, Int(latest) + 2])
+        }
+    }
+
+    /// What is announced while the phone is connected but has not yet said where it starts (its
+    /// hello's number was still being read) is handed once it has: everything after that number,
+    /// once, in order, and a second connection of Ann's saying so again changes nothing.
+    @Test func aConnectionGetsEverythingAfterItsHellosNumberEvenWhatWasAnnouncedBeforeItSaidSo() async throws {
+        try await Self.twoFanouts { ann, log, commits, one, two, device in
+            let latest = try await log.latestSeq(of: ann)
+            await Self.publish(log, to: ann)
+            for events in commits.take() { two.committed(events) }
+            await Self.publish(log, to: ann)
+            for events in commits.take() { one.committed(events) }
+            try await Task.sleep(for: .milliseconds(300))   // node 2's wake-up has come too
+
+            one.connected(ann, after: latest)
+            #expect(try await device.received(2) == [Int(latest) + 1, Int(latest) + 2])
+            one.connected(ann, after: latest)
+            await Self.publish(log, to: ann)
+            for events in commits.take() { one.committed(events) }
+            #expect(try await device.received(3) == [Int(latest) + 1, Int(latest) + 2, Int(latest) + 3])
+        }
+    }
+}
