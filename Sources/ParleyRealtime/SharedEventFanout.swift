@@ -1,16 +1,18 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleyProtocol
 import ParleyStorage
 import Synchronization
 
 /// Live delivery across nodes sharing one PostgreSQL. The events table is the truth; after a
-/// commit, the node that made it sends a wake-up on `channel` ("node user:first:last …", the
-/// numbers it stored for each user; the commits made while the last one was on its way together),
-/// on a connection of its own. Every node listens; for each
-/// user with a connection on it, it delivers from the last number it handed that user, reading
-/// what it has not seen from the table — so a user's events reach their sockets on any node
-/// once each, in their order, whichever node committed them. (A number is handed out under the
+/// commit, the node that made it sends a wake-up on `channel` (`WakeUp`: each event it stored
+/// with the number each recipient got, or only the numbers where an event would not fit; the
+/// commits made while the last one was on its way together), on a connection of its own. Every
+/// node listens; for each user with a connection on it, it delivers from the last number it
+/// handed that user — the events the wake-up carries when they follow on, else read from the
+/// table — so a user's events reach their sockets on any node once each, in their order,
+/// whichever node committed them. (A number is handed out under the
 /// row lock of the user's head, so when N is committed, every number below N is too.)
 /// A user's first connection here says where its live events start (`connected`: the
 /// `latestSeq` of its hello); until then nothing is handed to them, and from then on everything
@@ -38,6 +40,8 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
 
     enum Work {
         case local([StoredEvent])
+        /// Events another node committed, carried whole by its wake-up (for users connected here).
+        case announced([StoredEvent])
         case remote(UserID, first: Int64, last: Int64)
         /// A connection of the user opened here and was told the newest number was `after`.
         case connected(UserID, after: Int64)
@@ -70,13 +74,8 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     public func run(read: @escaping @Sendable (UserID, Int64, Int) async throws -> [StoredEvent]) async throws {
         let node = node
         try await database.listen(Self.channel, reconnected: { [weak self] in self?.enqueue(.catchUp) }) { [weak self] payload in
-            let parts = payload.split(separator: " ")
-            guard let self, let sender = parts.first, sender != node else { return }
-            for part in parts.dropFirst() {
-                let fields = part.split(separator: ":")
-                guard fields.count == 3, let first = Int64(fields[1]), let last = Int64(fields[2]) else { continue }
-                enqueue(.remote(UserID(rawValue: String(fields[0])), first: first, last: last))
-            }
+            guard let self, let wakeUp = WakeUp.parse(payload), wakeUp.node != node else { return }
+            announced(wakeUp)
         }
         for await _ in rings {
             let batch = pending.withLock { state in
@@ -94,6 +93,28 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
         wakeUps.stop()
     }
 
+    /// Another node's wake-up: the events it carries whole, for the users connected here, are
+    /// handed on as they are (no read); the other users' numbers go in as ranges.
+    func announced(_ wakeUp: WakeUp) {
+        var events: [StoredEvent] = []
+        for part in wakeUp.parts {
+            if case .event(let type, let payloadJSON, let millis, let exceptSession, let numbers) = part {
+                let here = numbers.filter { hub.isOnline($0.user) }
+                if !here.isEmpty, let event = RealtimeEvent.decode(type: type, payload: payloadJSON) {
+                    let createdAt = Date(storageMillis: millis)
+                    events += here.map {
+                        StoredEvent(userID: $0.user, seq: $0.seq, event: event, createdAt: createdAt, exceptSession: exceptSession,
+                                    payloadJSON: payloadJSON)
+                    }
+                    for number in numbers where !here.contains(number) { enqueue(.remote(number.user, first: number.seq, last: number.seq)) }
+                    continue
+                }
+            }
+            for (user, first, last) in part.ranges { enqueue(.remote(user, first: first, last: last)) }
+        }
+        if !events.isEmpty { enqueue(.announced(events)) }
+    }
+
     public func connected(_ user: UserID, after seq: Int64) {
         enqueue(.connected(user, after: seq))
     }
@@ -101,19 +122,14 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     public func committed(_ events: [StoredEvent]) {
         guard !events.isEmpty else { return }
         enqueue(.local(events))
-        var ranges: [UserID: (Int64, Int64)] = [:]
-        for event in events {
-            let range = ranges[event.userID] ?? (event.seq, event.seq)
-            ranges[event.userID] = (min(range.0, event.seq), max(range.1, event.seq))
-        }
-        wakeUps.add(ranges.map { " \($0.key.rawValue):\($0.value.0):\($0.value.1)" })
+        wakeUps.add(WakeUp.parts(for: events))
     }
 
     /// The wake-ups not yet sent, and the task that sends them: what commits while one
     /// `pg_notify` is on its way goes in the next, so a node sends one per round trip, not one
     /// per commit (each is a transaction of its own on the server, under its notify lock).
     final class WakeUps: Sendable {
-        private let parts = Mutex<[String]>([])
+        private let parts = Mutex<[WakeUp.Part]>([])
         private let bell: AsyncStream<Void>.Continuation
 
         init(node: String, database: Database, logger: Logger) {
@@ -126,7 +142,7 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                         defer { parts.removeAll(keepingCapacity: true) }
                         return parts
                     }
-                    for payload in Self.payloads(node: node, parts: taken) {
+                    for payload in WakeUp.payloads(node: node, parts: taken) {
                         do { try await database.notify(SharedEventFanout.channel, payload: payload) } catch {
                             logger.error("event wake-up not sent", metadata: ["error": "\(error)"])
                         }
@@ -135,27 +151,12 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
             }
         }
 
-        func add(_ more: [String]) {
+        func add(_ more: [WakeUp.Part]) {
             parts.withLock { $0 += more }
             bell.yield()
         }
 
         func stop() { bell.finish() }
-
-        /// "node part part …", split only past NOTIFY's 8000-byte payload.
-        static func payloads(node: String, parts: [String]) -> [String] {
-            var payloads: [String] = []
-            var current = node
-            for part in parts {
-                if current.utf8.count + part.utf8.count > 7_900 {
-                    payloads.append(current)
-                    current = node
-                }
-                current += part
-            }
-            if current.utf8.count > node.utf8.count { payloads.append(current) }
-            return payloads
-        }
     }
 
     /// For every user connected here, what was committed after the last event handed to them
@@ -194,7 +195,7 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
         }
         for item in batch {
             switch item {
-            case .local(let events):
+            case .local(let events), .announced(let events):
                 for event in events {
                     want(event.userID, event.seq, event.seq)
                     wanted[event.userID]!.stored[event.seq] = event

@@ -5,6 +5,7 @@ import ParleyApp
 import ParleyCore
 import ParleyProtocol
 import ParleyRealtime
+import ParleyStorage
 import ParleyTestSupport
 import Synchronization
 import Testing
@@ -17,7 +18,7 @@ import Testing
     /// them itself (`Commits.take`).
     static func twoFanouts(
         _ body: @escaping @Sendable (_ ann: UserID, _ log: EventLog, _ commits: Commits, _ one: SharedEventFanout,
-                                     _ two: SharedEventFanout, _ device: Device) async throws -> Void
+                                     _ two: SharedEventFanout, _ device: Device, _ database: Database) async throws -> Void
     ) async throws {
         let url = try await TestPostgreSQL.freshDatabase()
         let node = try await TestParley.start { config in
@@ -44,7 +45,7 @@ import Testing
             let device = Device(user: ann)
             hubOne.attach(device.mailbox)
             defer { hubOne.detach(device.mailbox) }
-            try await body(ann, log, commits, one, two, device)
+            try await body(ann, log, commits, one, two, device, database)
         }
         await TestPostgreSQL.drop(url)
     }
@@ -96,7 +97,7 @@ import Testing
     /// through PostgreSQL). The phone gets L+1 and L+2, in order, once each — L+1 was not skipped
     /// as "before where the phone started" because the first news of Ann on node 1 was L+2.
     @Test func aLowerNumberWhoseWakeUpComesLateReachesAConnectionThatJustOpened() async throws {
-        try await Self.twoFanouts { ann, log, commits, one, two, device in
+        try await Self.twoFanouts { ann, log, commits, one, two, device, _ in
             let latest = try await log.latestSeq(of: ann)
             one.connected(ann, after: latest)
             await Self.publish(log, to: ann)
@@ -115,7 +116,7 @@ import Testing
     /// hello's number was still being read) is handed once it has: everything after that number,
     /// once, in order, and a second connection of Ann's saying so again changes nothing.
     @Test func aConnectionGetsEverythingAfterItsHellosNumberEvenWhatWasAnnouncedBeforeItSaidSo() async throws {
-        try await Self.twoFanouts { ann, log, commits, one, two, device in
+        try await Self.twoFanouts { ann, log, commits, one, two, device, _ in
             let latest = try await log.latestSeq(of: ann)
             await Self.publish(log, to: ann)
             for events in commits.take() { two.committed(events) }
@@ -129,6 +130,25 @@ import Testing
             await Self.publish(log, to: ann)
             for events in commits.take() { one.committed(events) }
             #expect(try await device.received(3) == [Int(latest) + 1, Int(latest) + 2, Int(latest) + 3])
+        }
+    }
+    /// Node 2's wake-up carries its events whole: node 1 hands them to Ann's phone without
+    /// reading the table — shown by emptying the table before the wake-up goes. An event too
+    /// large for one notification goes as its number alone, and is read.
+    @Test func anotherNodesEventsArriveWithItsWakeUpAndOnlyTheTooLargeAreRead() async throws {
+        try await Self.twoFanouts { ann, log, commits, one, two, device, database in
+            let latest = try await log.latestSeq(of: ann)
+            one.connected(ann, after: latest)
+            await Self.publish(log, to: ann)
+            await Self.publish(log, to: ann)
+            try await database.write { try $0.execute("DELETE FROM user_events WHERE user_id = ?", ann.rawValue) }
+            for events in commits.take() { two.committed(events) }
+            #expect(try await device.received(2) == [Int(latest) + 1, Int(latest) + 2], "carried, not read: the table is empty")
+
+            let long = String(repeating: "x", count: 9_000)
+            await log.publish(.friendRemoved(UserRefEvent(userId: long)), to: [ann], exceptSession: nil)
+            for events in commits.take() { two.committed(events) }
+            #expect(try await device.received(3) == [Int(latest) + 1, Int(latest) + 2, Int(latest) + 3], "read from the table")
         }
     }
 }

@@ -1,0 +1,140 @@
+import Foundation
+import ParleyCore
+import ParleyProtocol
+
+/// What one node tells the others after its commits (the payload of a `pg_notify` on
+/// `SharedEventFanout.channel`): for each event it stored, the event itself and the number each
+/// recipient got — so the nodes where the recipients are connected hand it on without reading
+/// the events table — or, where that would not fit in one notification, only each user's range
+/// of numbers (read from the table by whoever needs them). Pure: values in, text out and back.
+///
+/// The text is lines: the sending node's id, then one line per part —
+///     e <type> <created-at ms> <except-session or -> <user>:<seq>,<user>:<seq>… <payload JSON>
+///     r <user> <first> <last>
+/// (JSON as the protocol's encoder writes it has no line breaks; ids have no spaces, colons or
+/// commas). A line that does not read is skipped: a node of another version sends the ranges
+/// it knows, and a missed number is read from the table when the next one arrives.
+struct WakeUp: Equatable {
+    enum Part: Equatable {
+        /// One event, stored for several users under their own numbers.
+        case event(type: String, payloadJSON: String, createdAtMillis: Int64, exceptSession: SessionID?, numbers: [Numbered])
+        /// Numbers `first…last` of `user`'s sequence, to be read from the table.
+        case range(UserID, first: Int64, last: Int64)
+    }
+
+    struct Numbered: Equatable {
+        let user: UserID
+        let seq: Int64
+    }
+
+    let node: String
+    var parts: [Part]
+
+    /// NOTIFY takes payloads under 8000 bytes; a little is left for safety.
+    static let limit = 7_900
+
+    /// The parts for a commit's events: one per distinct event (the same payload to several
+    /// users is one part), or ranges for an event whose part alone would not fit.
+    static func parts(for events: [StoredEvent]) -> [Part] {
+        var groups: [String: (first: StoredEvent, numbers: [Numbered])] = [:]
+        var order: [String] = []
+        var ranges: [Part] = []
+        for event in events {
+            guard let payload = event.payloadJSON, Self.isToken(event.type), Self.isToken(event.userID.rawValue),
+                  event.exceptSession.map({ Self.isToken($0.rawValue) }) ?? true, !payload.utf8.contains(0x0A)
+            else {
+                ranges.append(.range(event.userID, first: event.seq, last: event.seq))
+                continue
+            }
+            let key = "\(event.type)\u{0}\(event.createdAt.timeIntervalSince1970)\u{0}\(event.exceptSession?.rawValue ?? "")\u{0}\(payload)"
+            if groups[key] == nil {
+                groups[key] = (event, [])
+                order.append(key)
+            }
+            groups[key]!.numbers.append(Numbered(user: event.userID, seq: event.seq))
+        }
+        var parts: [Part] = []
+        for key in order {
+            let (event, numbers) = groups[key]!
+            let part = Part.event(type: event.type, payloadJSON: event.payloadJSON!, createdAtMillis: event.createdAt.storageMillis,
+                                  exceptSession: event.exceptSession, numbers: numbers)
+            if part.line.utf8.count + 64 <= limit {
+                parts.append(part)
+            } else {
+                parts += numbers.map { .range($0.user, first: $0.seq, last: $0.seq) }
+            }
+        }
+        return parts + ranges
+    }
+
+    /// The notifications that carry `parts` from `node`, each under `limit` bytes.
+    static func payloads(node: String, parts: [Part]) -> [String] {
+        var payloads: [String] = []
+        var current = node
+        for part in parts {
+            let line = part.line
+            if current.utf8.count + 1 + line.utf8.count > limit, current.utf8.count > node.utf8.count {
+                payloads.append(current)
+                current = node
+            }
+            current += "\n" + line
+        }
+        if current.utf8.count > node.utf8.count { payloads.append(current) }
+        return payloads
+    }
+
+    /// Reads a notification; nil when it has no sender line.
+    static func parse(_ payload: String) -> WakeUp? {
+        var lines = payload.split(separator: "\n", omittingEmptySubsequences: true)[...]
+        guard let node = lines.popFirst(), !node.isEmpty else { return nil }
+        return WakeUp(node: String(node), parts: lines.compactMap(Part.init(line:)))
+    }
+
+    /// Only characters that never separate the fields of a line.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && !text.utf8.contains { $0 == 0x20 || $0 == 0x3A || $0 == 0x2C || $0 == 0x0A || $0 == 0x0D }
+    }
+}
+
+extension WakeUp.Part {
+    var line: String {
+        switch self {
+        case .event(let type, let payloadJSON, let createdAtMillis, let exceptSession, let numbers):
+            let list = numbers.map { "\($0.user.rawValue):\($0.seq)" }.joined(separator: ",")
+            return "e \(type) \(createdAtMillis) \(exceptSession?.rawValue ?? "-") \(list) \(payloadJSON)"
+        case .range(let user, let first, let last):
+            return "r \(user.rawValue) \(first) \(last)"
+        }
+    }
+
+    init?(line: Substring) {
+        let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: false)
+        switch fields.first {
+        case "r":
+            guard fields.count == 4, !fields[1].isEmpty, let first = Int64(fields[2]), let last = Int64(fields[3]), first <= last
+            else { return nil }
+            self = .range(UserID(rawValue: String(fields[1])), first: first, last: last)
+        case "e":
+            guard fields.count == 6, !fields[1].isEmpty, let millis = Int64(fields[2]), !fields[3].isEmpty else { return nil }
+            var numbers: [WakeUp.Numbered] = []
+            for pair in fields[4].split(separator: ",") {
+                let halves = pair.split(separator: ":")
+                guard halves.count == 2, !halves[0].isEmpty, let seq = Int64(halves[1]) else { return nil }
+                numbers.append(WakeUp.Numbered(user: UserID(rawValue: String(halves[0])), seq: seq))
+            }
+            guard !numbers.isEmpty else { return nil }
+            self = .event(type: String(fields[1]), payloadJSON: String(fields[5]), createdAtMillis: millis,
+                          exceptSession: fields[3] == "-" ? nil : SessionID(rawValue: String(fields[3])), numbers: numbers)
+        default:
+            return nil
+        }
+    }
+
+    /// The users and numbers this part announces, for those who must read them.
+    var ranges: [(UserID, first: Int64, last: Int64)] {
+        switch self {
+        case .event(_, _, _, _, let numbers): numbers.map { ($0.user, $0.seq, $0.seq) }
+        case .range(let user, let first, let last): [(user, first, last)]
+        }
+    }
+}

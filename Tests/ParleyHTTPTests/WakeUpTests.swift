@@ -1,0 +1,69 @@
+import Foundation
+import ParleyCore
+import ParleyProtocol
+@testable import ParleyRealtime
+import Testing
+
+/// The wake-up nodes send each other after their commits (`WakeUp`): events whole when they
+/// fit, numbers alone when not; every notification under NOTIFY's limit; lines that do not read
+/// are skipped, never trusted.
+@Suite struct WakeUpTests {
+    static func stored(_ user: String, _ seq: Int64, _ event: RealtimeEvent, except: String? = nil) -> StoredEvent {
+        StoredEvent(userID: UserID(rawValue: user), seq: seq, event: event, createdAt: Date(storageMillis: 1_795_348_800_123),
+                    exceptSession: except.map(SessionID.init(rawValue:)), payloadJSON: event.payloadJSON())
+    }
+
+    @Test func oneEventToSeveralUsersIsOnePartAndReadsBackWhole() throws {
+        let removed = RealtimeEvent.friendRemoved(UserRefEvent(userId: "bo"))
+        let other = RealtimeEvent.friendAccepted(UserRefEvent(userId: "cy"))
+        let events = [Self.stored("ann", 7, removed, except: "phone"), Self.stored("dee", 3, removed, except: "phone"),
+                      Self.stored("ann", 8, other)]
+        let parts = WakeUp.parts(for: events)
+        #expect(parts.count == 2)
+        let payloads = WakeUp.payloads(node: "node-1", parts: parts)
+        #expect(payloads.count == 1)
+        let read = try #require(WakeUp.parse(payloads[0]))
+        #expect(read == WakeUp(node: "node-1", parts: parts))
+        guard case .event(let type, let payload, let millis, let except, let numbers) = read.parts[0] else {
+            Issue.record("not an event part: \(read.parts[0])")
+            return
+        }
+        #expect(type == "friend.removed" && payload == removed.payloadJSON() && millis == 1_795_348_800_123)
+        #expect(except == SessionID(rawValue: "phone"))
+        #expect(numbers == [.init(user: UserID(rawValue: "ann"), seq: 7), .init(user: UserID(rawValue: "dee"), seq: 3)])
+        #expect(RealtimeEvent.decode(type: type, payload: payload) == removed)
+    }
+
+    @Test func anEventTooLargeForANotificationGoesAsNumbersAndManyPartsSplitUnderTheLimit() throws {
+        let huge = RealtimeEvent.friendRemoved(UserRefEvent(userId: String(repeating: "x", count: 9_000)))
+        #expect(WakeUp.parts(for: [Self.stored("ann", 4, huge), Self.stored("bo", 9, huge)])
+                == [.range(UserID(rawValue: "ann"), first: 4, last: 4), .range(UserID(rawValue: "bo"), first: 9, last: 9)])
+
+        let medium = RealtimeEvent.friendRemoved(UserRefEvent(userId: String(repeating: "y", count: 3_000)))
+        let parts = (1...10).flatMap { WakeUp.parts(for: [Self.stored("u\($0)", Int64($0), medium)]) }
+        let payloads = WakeUp.payloads(node: "n", parts: parts)
+        #expect(payloads.count == 5)
+        #expect(payloads.allSatisfy { $0.utf8.count <= WakeUp.limit })
+        #expect(payloads.flatMap { WakeUp.parse($0)?.parts ?? [] } == parts, "every part once, in order")
+    }
+
+    @Test(arguments: [
+        "", "\n", "node\nx what", "node\nr ann 5", "node\nr ann five 6", "node\nr ann 6 5", "node\ne t 1 - ann:x {}",
+        "node\ne t 1 - {}", "node\ne t notanumber - ann:1 {}", "node user:1:2 bo:3:4",
+    ])
+    func linesThatDoNotReadAreSkipped(payload: String) {
+        let read = WakeUp.parse(payload)
+        #expect(read == nil || read!.parts.isEmpty)
+    }
+
+    /// A payload with a line break (not what the protocol's encoder writes) or a session id that
+    /// would break the line goes as numbers alone.
+    @Test func whatWouldBreakALineGoesAsNumbersNeverInLine() {
+        let event = RealtimeEvent.friendRemoved(UserRefEvent(userId: "bo"))
+        var broken = Self.stored("ann", 1, event)
+        broken.payloadJSON = "{\n}"
+        #expect(WakeUp.parts(for: [broken, Self.stored("bo", 2, event, except: "a b")])
+                == [.range(UserID(rawValue: "ann"), first: 1, last: 1), .range(UserID(rawValue: "bo"), first: 2, last: 2)])
+        #expect(WakeUp.isToken("3f2c-ab") && !WakeUp.isToken("a:b") && !WakeUp.isToken("a,b") && !WakeUp.isToken(""))
+    }
+}
