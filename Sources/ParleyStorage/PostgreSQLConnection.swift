@@ -15,9 +15,11 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
     private var connection: PostgresConnection?
     private var translations: [String: String] = [:]
     private let cacheLimit = 512
-    private(set) var changes = 0
     /// Statements of the open transaction sent without a wait (`send(_:_:)`), oldest first.
-    private var inFlight: [(sql: String, result: EventLoopFuture<PostgresQueryResult>)] = []
+    private var inFlight: [(sql: String, result: EventLoopFuture<[PostgresRow]>)] = []
+    /// Statements prepared on this connection, by their SQL as sent (`typedTranslation`).
+    private var prepared: [String: PreparedQuery] = [:]
+    private var typedTranslations: [String: String] = [:]
 
     init(configuration: PostgreSQLURL, id: Int, eventLoop: any EventLoop, logger: Logger) throws {
         self.configuration = configuration
@@ -30,6 +32,7 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
     /// Opens the connection if it is not open (the first time, or after the server dropped it).
     func connectIfNeeded() throws {
         if let connection, !connection.isClosed { return }
+        prepared = [:]   // they were the old connection's
         do {
             connection = try PostgresConnection.connect(
                 on: eventLoop, configuration: configuration.connection, id: id, logger: logger
@@ -45,41 +48,45 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
     /// that failure is what this throws — it is the cause, and it stands even when this one
     /// succeeded (a `COMMIT` after a failed statement answers `ROLLBACK`, not an error).
     func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row] {
+        let (translated, answer) = try start(sql, binds)
+        let rows: [PostgresRow]
+        do {
+            rows = try answer.wait()
+        } catch {
+            try settle()
+            throw PostgreSQLError(error, sql: translated)
+        }
+        try settle()
+        return try Self.rows(rows)
+    }
+
+    /// Runs an INSERT, UPDATE or DELETE and says how many rows it changed (the command tag,
+    /// which only an unnamed statement's answer carries in PostgresNIO).
+    func count(_ sql: String, _ binds: [SQLValue]) throws -> Int {
         guard let connection else { throw StorageError.closed }
         let translated = translation(of: sql)
         let result: PostgresQueryResult
         do {
             result = try connection.query(PostgresQuery(unsafeSQL: translated, binds: Self.bindings(binds)), logger: logger).wait()
-        } catch let error as PSQLError {
+        } catch {
             try settle()
             throw PostgreSQLError(error, sql: translated)
         }
         try settle()
-        changes = result.metadata.rows ?? 0
-        return try Self.rows(of: result)
-    }
-
-    private static func rows(of result: PostgresQueryResult) throws -> [Row] {
-        guard let first = result.rows.first else { return [] }
-        let columns = ColumnNames(first.map(\.columnName))
-        return try result.rows.map { row in Row(columns: columns, values: try row.map(Self.value(of:))) }
+        return result.metadata.rows ?? 0
     }
 
     /// Runs `statements` as one round trip: all are sent, then their answers waited for in
     /// order (the connection runs them in the order sent). Throws the first failure.
     func runAll(_ statements: [SQLStatement]) throws -> [[Row]] {
-        guard let connection else { throw StorageError.closed }
-        let sent = statements.map { statement in
-            let translated = translation(of: statement.sql)
-            return (translated, connection.query(PostgresQuery(unsafeSQL: translated, binds: Self.bindings(statement.binds)), logger: logger))
-        }
+        let sent = try statements.map { try start($0.sql, $0.binds) }
         var results: [[Row]] = []
         var failure: PostgreSQLError?
         for (sql, answer) in sent {
             do {
-                let result = try answer.wait()
-                if failure == nil { results.append(try Self.rows(of: result)) }
-            } catch let error as PSQLError {
+                let rows = try answer.wait()
+                if failure == nil { results.append(try Self.rows(rows)) }
+            } catch {
                 failure = failure ?? PostgreSQLError(error, sql: sql)
             }
         }
@@ -93,9 +100,7 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
     /// statements costs one round trip, not one each. Its failure is thrown by the next `run`
     /// (the transaction's `COMMIT` at the latest), and so fails the transaction.
     func send(_ sql: String, _ binds: [SQLValue]) throws {
-        guard let connection else { throw StorageError.closed }
-        let translated = translation(of: sql)
-        inFlight.append((translated, connection.query(PostgresQuery(unsafeSQL: translated, binds: Self.bindings(binds)), logger: logger)))
+        inFlight.append(try start(sql, binds))
     }
 
     /// Waits for what `send(_:_:)` sent; throws the first failure among it.
@@ -105,9 +110,91 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
         inFlight.removeAll(keepingCapacity: true)
         var failure: PostgreSQLError?
         for (sql, result) in sent {
-            do { _ = try result.wait() } catch let error as PSQLError { failure = failure ?? PostgreSQLError(error, sql: sql) }
+            do { _ = try result.wait() } catch { failure = failure ?? PostgreSQLError(error, sql: sql) }
         }
         if let failure { throw failure }
+    }
+
+    /// Puts a statement on the connection and returns its SQL as sent and its coming rows. A
+    /// statement with values runs prepared: parsed and planned once per connection (prepared the
+    /// first time with one wait), its placeholders cast to the values' types so the server
+    /// reads them as the unnamed statement's declared types made it. Without values, unnamed.
+    private func start(_ sql: String, _ binds: [SQLValue]) throws -> (String, EventLoopFuture<[PostgresRow]>) {
+        guard let connection else { throw StorageError.closed }
+        guard !binds.isEmpty else {
+            let translated = translation(of: sql)
+            return (translated, connection.query(PostgresQuery(unsafeSQL: translated), logger: logger).map(\.rows))
+        }
+        let typed = typedTranslation(of: sql, binds)
+        let statement: PreparedQuery
+        if let known = prepared[typed] {
+            statement = known
+        } else {
+            if prepared.count >= cacheLimit {
+                for old in prepared.values { _ = old.deallocate() }
+                prepared = [:]
+            }
+            do { statement = try connection.prepare(query: typed).wait() } catch {
+                try settle()
+                throw PostgreSQLError(error, sql: typed)
+            }
+            prepared[typed] = statement
+        }
+        return (typed, statement.execute(binds.map(Self.data(of:))))
+    }
+
+    private func typedTranslation(of sql: String, _ binds: [SQLValue]) -> String {
+        var key = sql
+        key.append("\u{0}")
+        for value in binds {
+            switch value {
+            case .null: key.append("n")
+            case .integer: key.append("i")
+            case .real: key.append("r")
+            case .text: key.append("t")
+            case .blob: key.append("b")
+            }
+        }
+        if let typed = typedTranslations[key] { return typed }
+        let typed = PostgreSQLDialect.translate(sql, casts: binds.map(Self.cast(of:)))
+        if typedTranslations.count >= cacheLimit { typedTranslations = [:] }
+        typedTranslations[key] = typed
+        return typed
+    }
+
+    private static func cast(of value: SQLValue) -> String? {
+        switch value {
+        case .null: nil   // a NULL fits any type: the server infers it, as it did for the unnamed statement
+        case .integer: "int8"
+        case .real: "float8"
+        case .text: "text"
+        case .blob: "bytea"
+        }
+    }
+
+    private static func data(of value: SQLValue) -> PostgresData {
+        switch value {
+        case .null: .null
+        case .integer(let number): PostgresData(int64: number)
+        case .real(let number): PostgresData(double: number)
+        case .text(let text): PostgresData(string: text)
+        case .blob(let bytes): PostgresData(bytes: bytes)
+        }
+    }
+
+    private static func rows(_ rows: [PostgresRow]) throws -> [Row] {
+        guard let first = rows.first else { return [] }
+        let columns = ColumnNames(first.map(\.columnName))
+        // PostgresNIO asks for every result column in binary; a prepared statement's cells still
+        // carry the format of its description (text, as PostgreSQL describes a statement before
+        // it is bound), so they are read as what they are.
+        return try rows.map { row in
+            Row(columns: columns, values: try row.map { cell in
+                var cell = cell
+                cell.format = .binary
+                return try Self.value(of: cell)
+            })
+        }
     }
 
     private static func bindings(_ binds: [SQLValue]) -> PostgresBindings {
@@ -188,6 +275,27 @@ public struct PostgreSQLError: Error, CustomStringConvertible, Sendable {
         sqlState = error.serverInfo?[.sqlState] ?? ""
         var message = error.serverInfo?[.message] ?? "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
         if let server { message = "cannot connect to \(server.description): " + message }
+        self.message = message
+        self.sql = sql
+    }
+
+    /// Any failure of a statement: PostgresNIO's own (`PSQLError`), the error its prepared-query
+    /// API answers with (`PostgresError`), or whatever else stopped it.
+    init(_ error: any Error, sql: String?) {
+        switch error {
+        case let error as PostgreSQLError:
+            self = error
+        case let error as PSQLError:
+            self.init(error, sql: sql, connectingTo: nil)
+        case PostgresError.server(let answer):
+            self.init(sqlState: answer.fields[.sqlState] ?? "", message: answer.fields[.message] ?? "\(answer)", sql: sql)
+        default:
+            self.init(sqlState: "", message: "\(error)", sql: sql)
+        }
+    }
+
+    private init(sqlState: String, message: String, sql: String?) {
+        self.sqlState = sqlState
         self.message = message
         self.sql = sql
     }

@@ -14,6 +14,12 @@
 public enum PostgreSQLDialect {
     /// `sql` as PostgreSQL runs it.
     public static func translate(_ sql: String) -> String {
+        translate(sql, casts: [])
+    }
+
+    /// The same, with placeholder n cast to `casts[n - 1]` where that is given (`$1::int8`): a
+    /// statement prepared without declared types gets the ones its values have.
+    public static func translate(_ sql: String, casts: [String?]) -> String {
         var out = ""
         out.reserveCapacity(sql.utf8.count + 16)
         var parameter = 0
@@ -25,6 +31,7 @@ public enum PostgreSQLDialect {
             case .placeholder:
                 parameter += 1
                 out += "$\(parameter)"
+                if parameter <= casts.count, let cast = casts[parameter - 1] { out += "::" + cast }
             case .word(let word):
                 words.append(word)
                 out += word

@@ -9,11 +9,16 @@ protocol StatementRunner: AnyObject {
     /// before the first answer is waited for (one round trip).
     func runAll(_ statements: [SQLStatement]) throws -> [[Row]]
     func execute(script: String) throws
-    var changes: Int { get }
+    /// Runs an INSERT, UPDATE, DELETE or DDL statement and says how many rows it changed.
+    func count(_ sql: String, _ binds: [SQLValue]) throws -> Int
 }
 
 extension SQLiteConnection: StatementRunner {
     func send(_ sql: String, _ binds: [SQLValue]) throws { _ = try run(sql, binds) }
+    func count(_ sql: String, _ binds: [SQLValue]) throws -> Int {
+        _ = try run(sql, binds)
+        return changes
+    }
     func runAll(_ statements: [SQLStatement]) throws -> [[Row]] { try statements.map { try run($0.sql, $0.binds) } }
 }
 
@@ -92,16 +97,14 @@ public final class Transaction: SQLQuerying {
     @discardableResult
     public func execute(_ sql: String, _ binds: any SQLBindable...) throws -> Int {
         guard isOpen else { throw StorageError.closed }
-        _ = try runner.run(sql, binds.map(\.sqlValue))
-        return runner.changes
+        return try runner.count(sql, binds.map(\.sqlValue))
     }
 
     /// `execute` with the values as a list (statements built at run time: a batch of rows).
     @discardableResult
     public func execute(_ sql: String, binding binds: [SQLValue]) throws -> Int {
         guard isOpen else { throw StorageError.closed }
-        _ = try runner.run(sql, binds)
-        return runner.changes
+        return try runner.count(sql, binds)
     }
 
     /// Runs an INSERT, UPDATE or DELETE whose outcome the closure does not read — a row that

@@ -162,6 +162,25 @@ import Testing
         await cleanup()
     }
 
+    /// On PostgreSQL a statement with values is prepared once per connection and run by name
+    /// after (parsed and planned once); its placeholders carry the values' types, and a NULL
+    /// in place of a value makes a statement of its own.
+    @Test func postgreSQLPreparesAStatementOncePerConnectionAndTypes() async throws {
+        let (database, cleanup) = try await Self.open(.postgresql)
+        let prepared = try await database.write { sql in
+            for n in 1...3 { try sql.send("INSERT INTO items (n, label) VALUES (?, ?)", n, "l\(n)") }
+            try sql.send("INSERT INTO items (n, label) VALUES (?, ?)", binding: [.integer(4), .null])
+            for n in 1...4 { _ = try sql.query("SELECT label FROM items WHERE n = ?", n) }
+            return try sql.query("SELECT statement FROM pg_prepared_statements ORDER BY statement").map { try $0.first(as: String.self) }
+        }
+        #expect(prepared == ["INSERT INTO items (n, label) VALUES ($1::int8, $2)",
+                             "INSERT INTO items (n, label) VALUES ($1::int8, $2::text)",
+                             "SELECT label FROM items WHERE n = $1::int8"])
+        #expect(try await database.read { try $0.query("SELECT label FROM items WHERE n = ?", 4).map { try $0.first(as: String?.self) } } == [nil])
+        try await database.close()
+        await cleanup()
+    }
+
     @Test(arguments: TestEngine.allCases)
     func valuesRoundTripAndNullsReadAsNil(_ engine: TestEngine) async throws {
         let (database, cleanup) = try await Self.open(engine)
