@@ -13,9 +13,10 @@ import ParleyCore
 /// is answered only after the commit that holds its work (WAL, synchronous=NORMAL: what is
 /// acknowledged survives the process being killed); read-only connections beside it for `read`.
 /// PostgreSQL (`openPostgreSQL`, `database.url`) behind the same two calls: each closure on a
-/// thread of a pool that owns one connection each, statements as blocking round trips, the SQL
-/// translated once per connection by `PostgreSQLDialect` (`?` numbered, DDL types; see
-/// `SQLQuerying` for the SQL both dialects share).
+/// thread of a pool that owns one connection each, statements as blocking round trips — except
+/// those only `send` (not waited for) and those read together (`query(each:)`, one round trip) —
+/// prepared once per connection, the SQL translated by `PostgreSQLDialect` (`?` numbered and
+/// typed, DDL types; see `SQLQuerying` for the SQL both dialects share).
 public final class Database: Sendable {
     public enum Kind: String, Sendable { case sqlite, postgresql }
 
