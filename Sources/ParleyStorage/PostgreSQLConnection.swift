@@ -4,9 +4,11 @@ import NIOCore
 import NIOPosix
 import PostgresNIO
 
-/// One PostgreSQL connection driven by one storage thread: each statement a blocking round trip
-/// (the thread waits on PostgresNIO's future, never an event loop's thread), its SQL translated by
-/// `PostgreSQLDialect` once and cached. Reconnects before the next transaction if it was lost.
+/// One PostgreSQL connection driven by one storage thread: a statement is a blocking round trip
+/// (the thread waits on PostgresNIO's future, never an event loop's thread) unless it is only
+/// sent (`send`) or read with others (`runAll`); one with values is prepared once on this
+/// connection (`start`); the SQL is translated by `PostgreSQLDialect` once and cached.
+/// Reconnects before the next transaction if it was lost.
 final class PostgreSQLConnection: @unchecked Sendable {   // handed to its thread once, used only there
     private let configuration: PostgreSQLURL
     private let eventLoop: any EventLoop
