@@ -37,6 +37,9 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     /// The newest number handed to each user's connections on this node; none for a user who
     /// is not connected here, or whose first connection has not said where it starts.
     private var cursors: [UserID: Int64] = [:]
+    /// The newest number announced for a user connected here whose first connection has not yet
+    /// said where it starts: read from the table once it has.
+    private var unstarted: [UserID: Int64] = [:]
 
     enum Work {
         case local([StoredEvent])
@@ -183,11 +186,10 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
 
     /// Hands each user in `batch` their events up to the last announced, after the last one handed:
     /// from this node's own commits when they follow on, else read from the table — every such
-    /// user in one read. A user whose connection has just said where it starts gets everything
-    /// committed after that (what was announced while it had not said is in the table).
+    /// user in one read. A user whose connection has just said where it starts gets what was
+    /// announced after that while it had not said (read from the table).
     private func deliver(_ batch: [Work]) async {
         var wanted: [UserID: Wanted] = [:]
-        var starting: Set<UserID> = []
         func want(_ user: UserID, _ first: Int64, _ last: Int64) {
             if wanted[user] == nil { wanted[user] = Wanted(first: first, last: last) }
             wanted[user]!.first = min(wanted[user]!.first, first)
@@ -205,19 +207,23 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
             case .connected(let user, let after):
                 guard cursors[user] == nil, hub.isOnline(user) else { continue }   // already started here
                 cursors[user] = after
-                starting.insert(user)
+                if let announced = unstarted.removeValue(forKey: user), announced > after { want(user, after + 1, announced) }
             case .catchUp:
                 continue
             }
         }
-        var ranges: [StoredEvent.Range] = starting.map { .init(user: $0, after: cursors[$0]!, through: nil) }
-        for (user, asked) in wanted where !starting.contains(user) {
+        var ranges: [StoredEvent.Range] = []
+        for (user, asked) in wanted {
             guard hub.isOnline(user) else {
                 cursors[user] = nil   // whoever connects next starts from their hello's number
+                unstarted[user] = nil
                 continue
             }
-            // Not started: its connection has not yet said where it starts, and will.
-            guard let cursor = cursors[user], cursor < asked.last else { continue }
+            guard let cursor = cursors[user] else {
+                unstarted[user] = max(unstarted[user] ?? asked.last, asked.last)   // until it says where it starts
+                continue
+            }
+            guard cursor < asked.last else { continue }
             let own = asked.last - cursor <= asked.stored.count ? (cursor + 1...asked.last).compactMap { asked.stored[$0] } : []
             if !own.isEmpty, own.count == Int(asked.last - cursor) {
                 hand(own, to: user, after: cursor, through: asked.last)
@@ -239,8 +245,7 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                 cursors[range.user] = nil
                 continue
             }
-            let theirs = byUser[range.user] ?? []
-            hand(theirs, to: range.user, after: range.after, through: range.through ?? theirs.last?.seq ?? range.after)
+            hand(byUser[range.user] ?? [], to: range.user, after: range.after, through: range.through)
         }
     }
 

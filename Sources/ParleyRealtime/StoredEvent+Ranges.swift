@@ -16,12 +16,11 @@ extension StoredEvent {
                   payloadJSON: payload)
     }
 
-    /// One stretch of a user's sequence: the events after `after`, up to and with `through`
-    /// (nil: every one committed).
+    /// One stretch of a user's sequence: the events after `after`, up to and with `through`.
     struct Range: Equatable {
         var user: UserID
         var after: Int64
-        var through: Int64?
+        var through: Int64
     }
 
     /// Users per statement when reading ranges (three parameters each).
@@ -40,7 +39,7 @@ extension StoredEvent {
             let rows = try sql.query("""
                 SELECT user_id, seq, type, payload, created_at, except_session FROM user_events WHERE \(conditions)
                 ORDER BY user_id, seq
-                """, binding: chunk.flatMap { [.text($0.user.rawValue), .integer($0.after), .integer($0.through ?? .max)] })
+                """, binding: chunk.flatMap { [.text($0.user.rawValue), .integer($0.after), .integer($0.through)] })
             for row in rows {
                 let user = UserID(rawValue: try row.decode(column: "user_id", as: String.self))
                 if let event = try StoredEvent(row: row, user: user) { events.append(event) }
