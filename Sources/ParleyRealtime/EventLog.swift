@@ -149,18 +149,13 @@ public final class EventLog: EventPublisher, Sendable {
             let seq = try row.decode(column: "seq", as: Int64.self)
             firstSeq = firstSeq ?? seq
             lastSeq = seq
-            let type = try row.decode(column: "type", as: String.self)
-            let payload = try row.decode(column: "payload", as: String.self)
-            guard let event = RealtimeEvent.decode(type: type, payload: payload) else {
+            guard let event = try StoredEvent(row: row, user: user) else {
                 // Written by a newer version, or damaged: skipped, the sequence goes on.
+                let type = try row.decode(column: "type", as: String.self)
                 logger.warning("stored event not readable; skipped", metadata: ["type": "\(type)", "seq": "\(seq)"])
                 continue
             }
-            events.append(StoredEvent(
-                userID: user, seq: seq, event: event,
-                createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)),
-                exceptSession: try row.decode(column: "except_session", as: String?.self).map(SessionID.init(rawValue:)),
-                payloadJSON: payload))
+            events.append(event)
         }
         guard let firstSeq, firstSeq <= since + 1 else { throw RealtimeErrors.historyExpired }
         return (events, latest, lastSeq)

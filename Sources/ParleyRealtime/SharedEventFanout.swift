@@ -63,9 +63,14 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     }
 
     private func enqueue(_ item: Work) {
+        enqueue([item])
+    }
+
+    private func enqueue(_ items: [Work]) {
+        guard !items.isEmpty else { return }
         let queued = pending.withLock { state in
             guard !state.stopped else { return false }
-            state.work.append(item)
+            state.work += items
             return true
         }
         if queued { bell.yield() }
@@ -99,23 +104,28 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     /// Another node's wake-up: the events it carries whole, for the users connected here, are
     /// handed on as they are (no read); the other users' numbers go in as ranges.
     func announced(_ wakeUp: WakeUp) {
-        var events: [StoredEvent] = []
+        var work: [Work] = []
+        var carried: [StoredEvent] = []
         for part in wakeUp.parts {
             if case .event(let type, let payloadJSON, let millis, let exceptSession, let numbers) = part {
-                let here = numbers.filter { hub.isOnline($0.user) }
+                var here: [WakeUp.Numbered] = [], away: [WakeUp.Numbered] = []
+                for number in numbers {
+                    if hub.isOnline(number.user) { here.append(number) } else { away.append(number) }
+                }
                 if !here.isEmpty, let event = RealtimeEvent.decode(type: type, payload: payloadJSON) {
                     let createdAt = Date(storageMillis: millis)
-                    events += here.map {
+                    carried += here.map {
                         StoredEvent(userID: $0.user, seq: $0.seq, event: event, createdAt: createdAt, exceptSession: exceptSession,
                                     payloadJSON: payloadJSON)
                     }
-                    for number in numbers where !here.contains(number) { enqueue(.remote(number.user, first: number.seq, last: number.seq)) }
+                    work += away.map { .remote($0.user, first: $0.seq, last: $0.seq) }
                     continue
                 }
             }
-            for (user, first, last) in part.ranges { enqueue(.remote(user, first: first, last: last)) }
+            work += part.ranges.map { .remote($0.0, first: $0.first, last: $0.last) }
         }
-        if !events.isEmpty { enqueue(.announced(events)) }
+        if !carried.isEmpty { work.append(.announced(carried)) }
+        enqueue(work)   // one hand-over, one ring, for the whole wake-up
     }
 
     public func connected(_ user: UserID, after seq: Int64) {

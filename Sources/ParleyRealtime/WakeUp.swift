@@ -36,8 +36,9 @@ struct WakeUp: Equatable {
     /// The parts for a commit's events: one per distinct event (the same payload to several
     /// users is one part), or ranges for an event whose part alone would not fit.
     static func parts(for events: [StoredEvent]) -> [Part] {
-        var groups: [String: (first: StoredEvent, numbers: [Numbered])] = [:]
-        var order: [String] = []
+        // One append stores one event for all its recipients, side by side in `events`: a group
+        // runs while the event stays the same.
+        var groups: [(first: StoredEvent, numbers: [Numbered])] = []
         var ranges: [Part] = []
         for event in events {
             guard let payload = event.payloadJSON, Self.isToken(event.type), Self.isToken(event.userID.rawValue),
@@ -46,16 +47,16 @@ struct WakeUp: Equatable {
                 ranges.append(.range(event.userID, first: event.seq, last: event.seq))
                 continue
             }
-            let key = "\(event.type)\u{0}\(event.createdAt.timeIntervalSince1970)\u{0}\(event.exceptSession?.rawValue ?? "")\u{0}\(payload)"
-            if groups[key] == nil {
-                groups[key] = (event, [])
-                order.append(key)
+            let number = Numbered(user: event.userID, seq: event.seq)
+            if let last = groups.last?.first, last.type == event.type, last.createdAt == event.createdAt,
+               last.exceptSession == event.exceptSession, last.payloadJSON == payload {
+                groups[groups.count - 1].numbers.append(number)
+            } else {
+                groups.append((event, [number]))
             }
-            groups[key]!.numbers.append(Numbered(user: event.userID, seq: event.seq))
         }
         var parts: [Part] = []
-        for key in order {
-            let (event, numbers) = groups[key]!
+        for (event, numbers) in groups {
             let part = Part.event(type: event.type, payloadJSON: event.payloadJSON!, createdAtMillis: event.createdAt.storageMillis,
                                   exceptSession: event.exceptSession, numbers: numbers)
             if part.line.utf8.count + 64 <= limit {
