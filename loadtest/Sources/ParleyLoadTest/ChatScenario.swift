@@ -117,9 +117,7 @@ public struct ChatScenario: Sendable {
             let me = users[index].id
             return { frame in
                 guard frame.type == "message.new" else { return false }
-                let message = frame["message"] as? [String: Any]
-                guard message?["senderId"] as? String != me,
-                      let text = message?["text"] as? String, let sentAt = Self.sendTime(text) else { return true }
+                guard frame.messageSenderID != me, let text = frame.messageBody, let sentAt = Self.sendTime(text) else { return true }
                 collector.delivered(after: (frame.receivedAt - sentAt).seconds, at: frame.receivedAt)
                 return true
             }

@@ -25,10 +25,15 @@ public final class RealtimeConnection: Sendable {
     /// Returns true when it consumed the event.
     public typealias EventHandler = @Sendable (ServerFrame) -> Bool
 
+    /// Who takes a command's reply: an awaiting ``command(_:_:timeout:)`` or ``send(_:_:onReply:)``'s handler.
+    private enum ReplyTaker {
+        case awaiting(CheckedContinuation<ServerFrame, any Error>)
+        case handler(@Sendable (ServerFrame) -> Void)
+    }
+
     private struct State {
         var nextID = 0
-        var replies: [String: CheckedContinuation<ServerFrame, any Error>] = [:]
-        var callbacks: [String: @Sendable (ServerFrame) -> Void] = [:]
+        var replies: [String: ReplyTaker] = [:]
         var waiters: [(id: Int, match: @Sendable (ServerFrame) -> Bool, continuation: CheckedContinuation<ServerFrame, any Error>)] = []
         var buffered: [ServerFrame] = []
         var closed = false
@@ -117,7 +122,7 @@ public final class RealtimeConnection: Sendable {
         let reply = try await withCheckedThrowingContinuation { continuation in
             let closed = state.withLock { state in
                 if state.closed { return true }
-                state.replies[id] = continuation
+                state.replies[id] = .awaiting(continuation)
                 return false
             }
             if closed { continuation.resume(throwing: Failure.closed) } else { outgoing.yield(text) }
@@ -126,19 +131,20 @@ public final class RealtimeConnection: Sendable {
         return reply
     }
 
-    /// Sends a command without waiting; `onReply` gets its reply (or nothing if the socket closes).
-    public func send(_ type: String, _ fields: [String: Any], onReply: @escaping @Sendable (ServerFrame) -> Void) {
+    /// Sends a command of string fields without waiting; `onReply` gets its reply (or nothing if
+    /// the socket closes). Its text is written directly (``JSONText``), not through a dictionary.
+    public func send(_ type: String, _ fields: KeyValuePairs<String, String>, onReply: @escaping @Sendable (ServerFrame) -> Void) {
         let id = state.withLock { state in
             state.nextID += 1
             let id = "s\(state.nextID)"
-            state.callbacks[id] = onReply
+            state.replies[id] = .handler(onReply)
             return id
         }
-        var object = fields
-        object["id"] = id
-        object["type"] = type
-        guard let data = try? JSONSerialization.data(withJSONObject: object) else { return }
-        outgoing.yield(String(decoding: data, as: UTF8.self))
+        var text = JSONText()
+        text.add("type", type)
+        text.add("id", id)
+        for (key, value) in fields { text.add(key, value) }
+        outgoing.yield(text.finish())
     }
 
     /// The first event (already buffered or still to come) that `match` accepts.
@@ -168,11 +174,11 @@ public final class RealtimeConnection: Sendable {
 
     private func deliver(_ frame: ServerFrame) {
         if let replyTo = frame.replyTo {
-            let (continuation, callback) = state.withLock { state in
-                (state.replies.removeValue(forKey: replyTo), state.callbacks.removeValue(forKey: replyTo))
+            switch state.withLock({ $0.replies.removeValue(forKey: replyTo) }) {
+            case .awaiting(let continuation): continuation.resume(returning: frame)
+            case .handler(let handler): handler(frame)
+            case nil: break
             }
-            continuation?.resume(returning: frame)
-            callback?(frame)
             return
         }
         let waiter = state.withLock { state -> CheckedContinuation<ServerFrame, any Error>? in
@@ -196,7 +202,9 @@ public final class RealtimeConnection: Sendable {
     }
 
     private func resolve(reply id: String, with result: Result<ServerFrame, any Error>) {
-        state.withLock { $0.replies.removeValue(forKey: id) }?.resume(with: result)
+        if case .awaiting(let continuation) = state.withLock({ $0.replies.removeValue(forKey: id) }) {
+            continuation.resume(with: result)
+        }
     }
 
     private func resolve(waiter id: Int, with result: Result<ServerFrame, any Error>) {
@@ -210,8 +218,11 @@ public final class RealtimeConnection: Sendable {
     private func fail() {
         let (replies, waiters) = state.withLock { state in
             state.closed = true
-            defer { state.replies = [:]; state.waiters = []; state.callbacks = [:] }
-            return (Array(state.replies.values), state.waiters.map(\.continuation))
+            defer { state.replies = [:]; state.waiters = [] }
+            let awaiting = state.replies.values.compactMap { taker -> CheckedContinuation<ServerFrame, any Error>? in
+                if case .awaiting(let continuation) = taker { continuation } else { nil }
+            }
+            return (awaiting, state.waiters.map(\.continuation))
         }
         for continuation in replies { continuation.resume(throwing: Failure.closed) }
         for continuation in waiters { continuation.resume(throwing: Failure.closed) }
