@@ -141,7 +141,7 @@ public struct ChatScenario: Sendable {
                 }
                 let sentAt = ContinuousClock.now
                 collector.sent()
-                connections[sender].send("message.send", [
+                await connections[sender].send("message.send", [
                     "dialogId": dialog.id, "clientMessageId": "\(runID)-\(sent)", "kind": "text", "text": Self.text(sentAt: sentAt),
                 ]) { reply in
                     if reply.ok {
@@ -163,8 +163,10 @@ public struct ChatScenario: Sendable {
         return "load test message sent at \(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)"
     }
 
+    /// The send time in a message's text: its last word (read for every delivery, so without splitting the text).
     static func sendTime(_ text: String) -> ContinuousClock.Instant? {
-        guard let nanoseconds = text.split(separator: " ").last.flatMap({ Int64($0) }) else { return nil }
+        let lastWord = text.lastIndex(of: " ").map { text[text.index(after: $0)...] } ?? text[...]
+        guard let nanoseconds = Int64(lastWord) else { return nil }
         return epoch + .nanoseconds(nanoseconds)
     }
 

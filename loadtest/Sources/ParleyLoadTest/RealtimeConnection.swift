@@ -37,6 +37,8 @@ public final class RealtimeConnection: Sendable {
         var waiters: [(id: Int, match: @Sendable (ServerFrame) -> Bool, continuation: CheckedContinuation<ServerFrame, any Error>)] = []
         var buffered: [ServerFrame] = []
         var closed = false
+        /// The socket's writer once it is open: ``send(_:_:onReply:)`` writes through it itself.
+        var writer: WebSocketOutboundWriter?
     }
 
     static let bufferLimit = 256
@@ -62,6 +64,7 @@ public final class RealtimeConnection: Sendable {
         logger.logLevel = .critical
         Task { [configuration, logger] in
             _ = try? await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                self.state.withLock { $0.writer = outbound }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await message in inbound.messages(maxSize: 1 << 20) {
@@ -131,20 +134,25 @@ public final class RealtimeConnection: Sendable {
         return reply
     }
 
-    /// Sends a command of string fields without waiting; `onReply` gets its reply (or nothing if
-    /// the socket closes). Its text is written directly (``JSONText``), not through a dictionary.
-    public func send(_ type: String, _ fields: KeyValuePairs<String, String>, onReply: @escaping @Sendable (ServerFrame) -> Void) {
-        let id = state.withLock { state in
+    /// Sends a command of string fields without waiting for its reply; `onReply` gets it (or
+    /// nothing if the socket closes). Its text is written directly (``JSONText``), not through a
+    /// dictionary, and handed to the socket by the caller's task, not by a writer task woken for each message.
+    public func send(_ type: String, _ fields: KeyValuePairs<String, String>, onReply: @escaping @Sendable (ServerFrame) -> Void) async {
+        let (id, writer) = state.withLock { state in
             state.nextID += 1
             let id = "s\(state.nextID)"
             state.replies[id] = .handler(onReply)
-            return id
+            return (id, state.writer)
         }
         var text = JSONText()
         text.add("type", type)
         text.add("id", id)
         for (key, value) in fields { text.add(key, value) }
-        outgoing.yield(text.finish())
+        if let writer {
+            try? await writer.write(.text(text.finish()))
+        } else {
+            outgoing.yield(text.finish())
+        }
     }
 
     /// The first event (already buffered or still to come) that `match` accepts.
@@ -218,6 +226,7 @@ public final class RealtimeConnection: Sendable {
     private func fail() {
         let (replies, waiters) = state.withLock { state in
             state.closed = true
+            state.writer = nil
             defer { state.replies = [:]; state.waiters = [] }
             let awaiting = state.replies.values.compactMap { taker -> CheckedContinuation<ServerFrame, any Error>? in
                 if case .awaiting(let continuation) = taker { continuation } else { nil }
