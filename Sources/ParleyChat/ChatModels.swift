@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyFriends
 import ParleyProtocol
 
 /// A conversation as stored.
@@ -17,12 +18,14 @@ public struct DialogRecord: Sendable, Equatable {
 }
 
 /// One member's standing in a dialog.
-/// A dialog as a message into it needs it (``ChatStore/sendContext(dialog:)``).
+/// A dialog as a message into it needs it (``ChatStore/sendContext(dialog:sender:)``).
 public struct SendContext: Sendable, Equatable {
     public var dialog: DialogRecord
     public var members: [Membership]
     /// A private dialog's message request, if one was ever made.
     public var request: MessageRequestRecord?
+    /// The sender's: who blocks them, and their reach to the other of a private dialog.
+    public var standing: SenderStanding
 }
 
 public struct Membership: Sendable, Equatable {

@@ -38,9 +38,9 @@ extension ChatService {
 
     private func commit(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
         try messageLimit.admit(user.rawValue, now: clock.now())
-        // The dialog, its members and request in one read, for the membership check, a private
-        // dialog's reach and the views; the sender's standing in one more; then the write.
-        guard let context = try await store.sendContext(dialog: id), context.members.contains(where: { $0.userID == user }) else {
+        // The dialog, its members and request and the sender's standing in one read, for the
+        // membership check, a private dialog's reach and the views; then the write.
+        guard let context = try await store.sendContext(dialog: id, sender: user), context.members.contains(where: { $0.userID == user }) else {
             throw ChatErrors.dialogNotFound
         }
         let (dialog, members) = (context.dialog, context.members)
@@ -79,7 +79,7 @@ extension ChatService {
             guard attachment.kind == outgoing.kind.rawValue else { throw ChatErrors.attachmentKindMismatch }
         }
         let other = dialog.type == .private ? members.first(where: { $0.userID != user })?.userID : nil
-        let standing = try await friends.standing(of: user, toward: other)
+        let standing = context.standing
         var gate = PrivateGate.open
         if let other, let reach = standing.reach {
             gate = try await privateGate(user, id, to: other, reach: reach, request: context.request)

@@ -6,9 +6,10 @@ import ParleyProtocol
 /// What Chat needs from storage. Multi-row changes are single transactions.
 public protocol ChatStore: Sendable {
     func dialog(id: DialogID) async throws -> DialogRecord?
-    /// What sending into a dialog reads, in one snapshot: the dialog, its members and, for a
-    /// private dialog, its message request. Nil when there is no such dialog.
-    func sendContext(dialog id: DialogID) async throws -> SendContext?
+    /// What sending into a dialog reads, in one snapshot: the dialog, its members, for a private
+    /// dialog its message request, and the sender's standing (who blocks them; toward the other
+    /// of a private dialog, a block or a friendship). Nil when there is no such dialog.
+    func sendContext(dialog id: DialogID, sender: UserID) async throws -> SendContext?
     /// The private dialog of a pair, if it exists.
     func privateDialog(pairKey: String) async throws -> DialogRecord?
     func createDialog(_ dialog: DialogRecord, pairKey: String?, members: [UserID]) async throws

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyFriends
 import ParleyProtocol
 import ParleyStorage
 
@@ -47,8 +48,9 @@ public struct SQLChatStore: ChatStore {
         }
     }
 
-    public func sendContext(dialog id: DialogID) async throws -> SendContext? {
-        try await database.read { sql in
+    public func sendContext(dialog id: DialogID, sender: UserID) async throws -> SendContext? {
+        // Read where the pages are warm (on SQLite the writer's connection): every message reads this.
+        try await database.readLatest { sql in
             // Three reads that need nothing of each other's answers: one round trip on PostgreSQL.
             let found = try sql.query(each: [
                 SQLStatement("SELECT \(Self.dialogColumns) FROM dialogs WHERE id = ?", id.rawValue),
@@ -58,7 +60,11 @@ public struct SQLChatStore: ChatStore {
             guard let dialog = try found[0].first.map(Self.decodeDialog) else { return nil }
             let members = try found[1].map(Self.decodeMember)
             let request = dialog.type == .private ? try found[2].first.map(Self.decodeRequest) : nil
-            return SendContext(dialog: dialog, members: members, request: request)
+            // The sender's standing in the same snapshot (one read, not two: a hop to a storage
+            // thread and back, and on SQLite a reader's page cache, fewer per message).
+            let other = dialog.type == .private ? members.first(where: { $0.userID != sender })?.userID : nil
+            let standing = try SQLFriendStore.standing(of: sender, toward: other, in: sql)
+            return SendContext(dialog: dialog, members: members, request: request, standing: standing)
         }
     }
 

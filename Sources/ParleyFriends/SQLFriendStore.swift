@@ -161,22 +161,25 @@ public struct SQLFriendStore: FriendStore {
     }
 
     public func standing(of sender: UserID, toward other: UserID?) async throws -> SenderStanding {
-        let pair = other.map { Self.pair(sender, $0) }
-        return try await database.read { sql in
-            // Who blocks the sender, and toward `other`: a block the other way and a friendship —
-            // read together (one round trip on PostgreSQL).
-            var statements = [SQLStatement("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)]
-            if let other, let pair, other != sender {
-                statements += [SQLStatement("SELECT blocker FROM blocks WHERE blocker = ? AND blocked = ?", sender.rawValue, other.rawValue),
-                               SQLStatement("SELECT 1 FROM friendships WHERE user_low = ? AND user_high = ?", pair.low, pair.high)]
-            }
-            let found = try sql.query(each: statements)
-            let blockers = Set(try found[0].map { UserID(rawValue: try $0.decode(column: "blocker", as: String.self)) })
-            guard let other else { return SenderStanding(blockers: blockers, reach: nil) }
-            if other == sender { return SenderStanding(blockers: blockers, reach: .friends) }
-            if blockers.contains(other) || !found[1].isEmpty { return SenderStanding(blockers: blockers, reach: .blocked) }
-            return SenderStanding(blockers: blockers, reach: found[2].isEmpty ? .notFriends : .friends)
+        try await database.read { sql in try Self.standing(of: sender, toward: other, in: sql) }
+    }
+
+    /// The sender's standing read in a snapshot someone else holds (a message's other reads share it).
+    public static func standing(of sender: UserID, toward other: UserID?, in sql: Snapshot) throws -> SenderStanding {
+        // Who blocks the sender, and toward `other`: a block the other way and a friendship —
+        // read together (one round trip on PostgreSQL).
+        var statements = [SQLStatement("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)]
+        if let other, other != sender {
+            let pair = Self.pair(sender, other)
+            statements += [SQLStatement("SELECT blocker FROM blocks WHERE blocker = ? AND blocked = ?", sender.rawValue, other.rawValue),
+                           SQLStatement("SELECT 1 FROM friendships WHERE user_low = ? AND user_high = ?", pair.low, pair.high)]
         }
+        let found = try sql.query(each: statements)
+        let blockers = Set(try found[0].map { UserID(rawValue: try $0.decode(column: "blocker", as: String.self)) })
+        guard let other else { return SenderStanding(blockers: blockers, reach: nil) }
+        if other == sender { return SenderStanding(blockers: blockers, reach: .friends) }
+        if blockers.contains(other) || !found[1].isEmpty { return SenderStanding(blockers: blockers, reach: .blocked) }
+        return SenderStanding(blockers: blockers, reach: found[2].isEmpty ? .notFriends : .friends)
     }
 
     public func relationships(of viewer: UserID, to others: [UserID]) async throws -> [UserID: Relationship] {

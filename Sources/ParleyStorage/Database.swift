@@ -83,6 +83,15 @@ public final class Database: Sendable {
         try await engine.read(body)
     }
 
+    /// Runs `body` on a snapshot of everything committed so far, where the database's pages are
+    /// warm: on SQLite the writer's own connection, between two of its commits (a reader's page
+    /// cache starts over after every commit); on PostgreSQL the same as `read`. For the few small
+    /// reads of a hot path (what sending a message reads); anything long belongs in `read`,
+    /// since the writes wait while it runs.
+    public func readLatest<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await engine.readLatest(body)
+    }
+
     /// True when a trivial query answers (for /health and /admin/status).
     public func ping() async -> Bool {
         (try? await read { try $0.scalar("SELECT 1", as: Int.self) }) == 1

@@ -39,7 +39,7 @@ final class PostgreSQLEngine: StorageEngine {
                     continuation.resume(throwing: error)
                 }
             }
-            thread.name = "parley-db-connect"
+            thread.name = "pg-connect"
             thread.start()
         }
         return PostgreSQLEngine(connections: connections, logger: logger)
@@ -50,13 +50,14 @@ final class PostgreSQLEngine: StorageEngine {
         let jobs = jobs, exits = exits
         for (number, connection) in connections.enumerated() {
             let thread = Thread {
+                Thread.current.name = "pg-conn-\(number)"   // from the thread itself, so Linux names it
                 while let taken = jobs.takeAll(limit: 1) {
                     for job in taken { Self.run(job, on: connection, logger: logger) }
                 }
                 connection.close()
                 exits.exited()
             }
-            thread.name = "parley-db-\(number)"
+            thread.name = "pg-conn-\(number)"
             thread.start()
         }
     }

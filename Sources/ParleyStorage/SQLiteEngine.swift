@@ -7,7 +7,15 @@ import Logging
 protocol StorageEngine: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void])
     func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T
+    /// A read of everything committed so far, where the pages are warm (see `Database.readLatest`).
+    func readLatest<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T
     func close() async
+}
+
+extension StorageEngine {
+    func readLatest<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await read(body)
+    }
 }
 
 /// What the writer thread runs for one caller: its closure, then (after the commit that holds
@@ -21,6 +29,13 @@ struct ReadJob {
     let run: (Snapshot) -> Void
 }
 
+/// What the SQLite writer thread takes: a caller's write, or a read run on its connection
+/// between two commits.
+enum WriterJob {
+    case write(WriteJob)
+    case read(ReadJob)
+}
+
 /// A value handed from a storage thread back to the awaiting task.
 final class ResultBox<T>: @unchecked Sendable {
     var value: T?
@@ -28,9 +43,11 @@ final class ResultBox<T>: @unchecked Sendable {
 }
 
 final class SQLiteEngine: StorageEngine {
-    private let writes = WorkQueue<WriteJob>()
+    private let writes = WorkQueue<WriterJob>()
     private let reads = WorkQueue<ReadJob>()
     private let checkpoints = WorkQueue<Void>()
+    /// False when opened read-only: `readLatest` goes to the readers.
+    private let hasWriter: Bool
     private let exits: ThreadExits
     /// How often the checkpointer copies the WAL's committed pages into the database file.
     static let checkpointInterval: TimeInterval = 0.1
@@ -40,6 +57,11 @@ final class SQLiteEngine: StorageEngine {
     static let writerCheckpointPages = 32_000
     /// Group commit: at most this many callers' transactions share one COMMIT.
     static let batchLimit = 256
+    /// The writer's page cache, in KiB (SQLite's default is 2 MiB). What a busy chat's writes
+    /// touch — every recipient's newest page of the event log, every dialog's newest page of its
+    /// messages' indexes, and the interior pages above them — outgrows 2 MiB as the tables grow,
+    /// and then every commit reads pages back from the file that it wrote moments before.
+    static let writerCacheKiB = 64 * 1024
 
     /// Opens the writer (creating the file, WAL, foreign keys) and `readers` read-only connections;
     /// `readOnly`: the readers alone, over a file that must exist (every `write` throws).
@@ -59,7 +81,7 @@ final class SQLiteEngine: StorageEngine {
                 // 5 000 messages a second).
                 try connection.execute(script: """
                     PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000;
-                    PRAGMA wal_autocheckpoint=\(Self.writerCheckpointPages);
+                    PRAGMA wal_autocheckpoint=\(Self.writerCheckpointPages); PRAGMA cache_size=-\(Self.writerCacheKiB);
                     """)
                 checkpointer = try SQLiteConnection(path: path)
                 try checkpointer?.execute(script: "PRAGMA busy_timeout=5000; PRAGMA synchronous=NORMAL;")
@@ -76,15 +98,16 @@ final class SQLiteEngine: StorageEngine {
             throw error
         }
         exits = ThreadExits(count: (writer == nil ? 0 : 2) + readerConnections.count)
+        hasWriter = writer != nil
         let writes = writes, reads = reads, checkpoints = checkpoints
         if let writer, let checkpointer {
-            Self.startThread("parley-db-writer", connection: writer, exits: exits) { Self.writeLoop($0, writes) }
-            Self.startThread("parley-db-checkpoint", connection: checkpointer, exits: exits) { Self.checkpointLoop($0, checkpoints) }
+            Self.startThread("db-writer", connection: writer, exits: exits) { Self.writeLoop($0, writes) }
+            Self.startThread("db-checkpoint", connection: checkpointer, exits: exits) { Self.checkpointLoop($0, checkpoints) }
         } else {
             writes.stop()   // nothing takes writes: `write` answers `StorageError.closed` at once
         }
         for (number, reader) in readerConnections.enumerated() {
-            Self.startThread("parley-db-reader-\(number)", connection: reader, exits: exits) { Self.readLoop($0, reads) }
+            Self.startThread("db-reader-\(number)", connection: reader, exits: exits) { Self.readLoop($0, reads) }
         }
     }
 
@@ -93,6 +116,7 @@ final class SQLiteEngine: StorageEngine {
         _ name: String, connection: SQLiteConnection, exits: ThreadExits, loop: @escaping @Sendable (SQLiteConnection) -> Void
     ) {
         let thread = Thread {
+            Thread.current.name = name   // set from the thread itself, Linux names it (15 bytes at most)
             loop(connection)
             connection.close()
             exits.exited()
@@ -110,7 +134,7 @@ final class SQLiteEngine: StorageEngine {
                     box.actions = transaction.afterCommitActions
                 },
                 finish: { continuation.resume(with: $0) })
-            if !writes.submit(job) { continuation.resume(throwing: StorageError.closed) }
+            if !writes.submit(.write(job)) { continuation.resume(throwing: StorageError.closed) }
         }
         return (box.value!, box.actions)
     }
@@ -119,6 +143,18 @@ final class SQLiteEngine: StorageEngine {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
             let job = ReadJob { snapshot in continuation.resume(with: Result { try body(snapshot) }) }
             if !reads.submit(job) { continuation.resume(throwing: StorageError.closed) }
+        }
+    }
+
+    /// On the writer's connection, before its next batch: it has seen every commit (it made them)
+    /// and its page cache stays warm, where a reader's is emptied by every commit it had not seen
+    /// (WAL: a reader cannot tell which pages changed) and each page is read again from the file.
+    /// For the small reads of a hot path; a long one holds up every write behind it.
+    func readLatest<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        guard hasWriter else { return try await read(body) }
+        return try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
+            let job = ReadJob { snapshot in continuation.resume(with: Result { try body(snapshot) }) }
+            if !writes.submit(.read(job)) { continuation.resume(throwing: StorageError.closed) }
         }
     }
 
@@ -138,10 +174,32 @@ final class SQLiteEngine: StorageEngine {
 
     // MARK: The writer thread
 
-    private static func writeLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<WriteJob>) {
-        while let batch = queue.takeAll(limit: batchLimit) {
-            commit(batch, on: connection)
+    private static func writeLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<WriterJob>) {
+        while let taken = queue.takeAll(limit: batchLimit) {
+            var reads: [ReadJob] = [], batch: [WriteJob] = []
+            for job in taken {
+                switch job {
+                case .read(let read): reads.append(read)
+                case .write(let write): batch.append(write)
+                }
+            }
+            // The reads first, outside the batch's transaction: they see the last commit and
+            // nothing of a batch that might still roll back. None of them waited on these writes
+            // (a caller is answered only after the commit that holds its work).
+            if !reads.isEmpty { runReads(reads, on: connection) }
+            if !batch.isEmpty { commit(batch, on: connection) }
         }
+    }
+
+    /// Reads in one read transaction on `connection`, each with the snapshot of the last commit.
+    static func runReads(_ reads: [ReadJob], on connection: SQLiteConnection) {
+        _ = try? connection.run("BEGIN", [])
+        for job in reads {
+            let snapshot = Snapshot(kind: .sqlite, runner: connection)
+            job.run(snapshot)
+            snapshot.close()
+        }
+        if !connection.isAutocommit { _ = try? connection.run("COMMIT", []) }
     }
 
     /// One transaction for the whole batch, each job inside a savepoint of its own (so one that

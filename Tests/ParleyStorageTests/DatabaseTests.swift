@@ -211,7 +211,60 @@ import Testing
         try await database.close()
         await #expect(throws: StorageError.self) { try await database.write { try $0.execute("DELETE FROM items") } }
         await #expect(throws: StorageError.self) { try await database.read { try $0.query("SELECT n FROM items") } }
+        await #expect(throws: StorageError.self) { try await database.readLatest { try $0.query("SELECT n FROM items") } }
         await cleanup()
+    }
+
+    /// `readLatest` (on SQLite run by the writer between its commits): a write's rows are there
+    /// once it has returned, a refused one's never, and no read sees half of a transaction —
+    /// with 300 writes and 600 reads at once, so reads land between and beside group commits.
+    @Test(arguments: TestEngine.allCases)
+    func readLatestSeesEveryCommitBeforeItAndNeverHalfOfOne(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
+        let seen = await withTaskGroup(of: (expected: Int, found: Int?, total: Int?).self) { group in
+            for n in 0..<300 {
+                group.addTask {
+                    var wrote = true
+                    do {
+                        try await database.write { sql in
+                            try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", 2 * n, "first")
+                            try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", 2 * n + 1, "second")
+                            if n % 5 == 0 { throw Refused(n: n) }
+                        }
+                    } catch {
+                        wrote = false
+                    }
+                    let found = try? await database.readLatest { try $0.query("SELECT n FROM items WHERE n IN (?, ?)", 2 * n, 2 * n + 1).count }
+                    let total = try? await database.readLatest { try $0.scalar("SELECT COUNT(*) FROM items", as: Int.self) }
+                    return (wrote ? 2 : 0, found, total)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(seen.count == 300)
+        for (expected, found, total) in seen {
+            #expect(found == expected)
+            #expect(total.map { $0 % 2 == 0 } == true, "a read saw half of a transaction: \(total ?? -1) rows")
+        }
+        #expect(try await database.readLatest { try $0.scalar("SELECT COUNT(*) FROM items", as: Int.self) } == 240 * 2)
+        try await database.close()
+        await cleanup()
+    }
+
+    /// A database opened read-only has no writer: `readLatest` is answered by its readers.
+    @Test func readLatestOnAReadOnlyDatabaseIsAnsweredByItsReaders() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-db-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/test.sqlite"
+        let database = try await Database.openSQLite(path: path, logger: Logger(label: "test"))
+        try await database.write { sql in
+            try sql.execute("CREATE TABLE items (n INTEGER PRIMARY KEY, label TEXT)")
+            try sql.execute("INSERT INTO items (n, label) VALUES (1, 'one')")
+        }
+        try await database.close()
+        let readOnly = try await Database.openSQLiteReadOnly(path: path, logger: Logger(label: "test"))
+        #expect(try await readOnly.readLatest { try $0.scalar("SELECT label FROM items WHERE n = 1", as: String.self) } == "one")
+        try await readOnly.close()
     }
 
     /// What the event log and the dialogs rely on: a counter moved by an upsert (or

@@ -75,12 +75,21 @@ public struct ChatReport: Sendable, Codable {
         self.timeline = timeline.points
     }
 
+    /// Deliveries not seen. A run that ended with messages still queued (acknowledged < sent)
+    /// was cut off mid-stream: a message acknowledged in its last moments may have members whose
+    /// copy was a few milliseconds behind, so those are "on their way", not lost; a run that
+    /// drained has none of that excuse.
+    var shortfall: String {
+        let short = max(0, expectedDeliveries - deliveries)
+        return acknowledged < sent && short > 0 ? "\(short) on their way at the cut-off" : "\(short) missing"
+    }
+
     public var table: String {
         func row(_ name: String, _ summary: PercentileSummary) -> String { summary.row(name, width: 28, places: 1) }
         var lines = [
             "chat: \(users) users, \(privateDialogs) private + \(groupDialogs) group dialogs, \(requestedMessagesPerSecond.fixed(0)) msg/s asked for \(sendingSeconds.fixed(0)) s",
             "  sent / acknowledged          \(sent) / \(acknowledged)  (\(acknowledgedPerSecond.fixed(1)) msg/s acknowledged)",
-            "  deliveries                   \(deliveries) of \(expectedDeliveries) expected, \(max(0, expectedDeliveries - deliveries)) missing  (\(deliveriesPerSecond.fixed(1)) per second)",
+            "  deliveries                   \(deliveries) of \(expectedDeliveries) expected, \(shortfall)  (\(deliveriesPerSecond.fixed(1)) per second)",
         ]
         for (code, count) in refused.sorted(by: { $0.key < $1.key }) { lines.append("  refused \(count)× \(code)") }
         lines += [row("acknowledgement latency", acknowledgementLatencyMs), row("delivery latency", deliveryLatencyMs)]
