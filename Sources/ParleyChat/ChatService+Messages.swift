@@ -151,9 +151,11 @@ extension ChatService {
                     request, status: "pending", message: self.view(of: stored, members: members, attachments: attachments))))
             }
         }
-        let (stored, _) = try await store.appendMessage(record, announce: { [self] stored in
-            .messageNew(MessageEvent(message: self.view(of: stored, members: members, attachments: attachments)))
-        }, to: recipients, opening: opening)
+        // The event is encoded here, before the write, not on the storage's writer thread. Nothing
+        // in it depends on the number the write gives the message, and nobody has read it yet (its
+        // number is past every member's read position): `readBy` is empty.
+        let announce = EncodedEvent(.messageNew(MessageEvent(message: view(of: record, members: [], attachments: attachments))))
+        let (stored, _) = try await store.appendMessage(record, announce: announce, to: recipients, opening: opening)
         return view(of: stored, members: members, attachments: stored.id == record.id ? attachments : try await attachmentsByID(for: [stored]))
     }
 

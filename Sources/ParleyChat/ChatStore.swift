@@ -27,13 +27,14 @@ public protocol ChatStore: Sendable {
     func unhide(_ dialog: DialogID, for user: UserID) async throws
 
     /// Stores a message with the dialog's next seq; if (dialog, sender, clientMessageID) exists,
-    /// returns that one instead (`isNew` false). A new message's event (`announce` of the stored
-    /// message) is stored for `recipients` in the same transaction (a crash keeps both or neither)
-    /// and delivered to live connections once it has committed, before this returns.
+    /// returns that one instead (`isNew` false). A new message's event (`announce`, encoded by the
+    /// caller before: nothing in it depends on the number the write gives the message) is stored
+    /// for `recipients` in the same transaction (a crash keeps both or neither) and delivered to
+    /// live connections once it has committed, before this returns.
     /// `opening`: a new message request this message starts, recorded with it (its `firstSeq` the
     /// message's) and announced to its receiver in the same transaction, unless one exists already.
     func appendMessage(
-        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID],
+        _ message: MessageRecord, announce: EncodedEvent, to recipients: [UserID],
         opening request: OpenedRequest?
     ) async throws -> (message: MessageRecord, isNew: Bool)
     func message(id: MessageID) async throws -> MessageRecord?
@@ -75,14 +76,6 @@ public protocol ChatStore: Sendable {
     /// nothing older is left in it. Nil when there was no pending request; else whether the
     /// dialog went too.
     func declineRequest(dialog: DialogID) async throws -> Bool?
-}
-
-extension ChatStore {
-    func appendMessage(
-        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID]
-    ) async throws -> (message: MessageRecord, isNew: Bool) {
-        try await appendMessage(message, announce: announce, to: recipients, opening: nil)
-    }
 }
 
 /// What removing a member did.

@@ -32,7 +32,7 @@ extension SQLChatStore {
     }
 
     public func appendMessage(
-        _ message: MessageRecord, announce: @escaping @Sendable (MessageRecord) -> RealtimeEvent, to recipients: [UserID],
+        _ message: MessageRecord, announce: EncodedEvent, to recipients: [UserID],
         opening request: OpenedRequest?
     ) async throws -> (message: MessageRecord, isNew: Bool) {
         let call = Self.json(message.call), location = Self.json(message.location), forwardedFrom = Self.json(message.forwardedFrom)
@@ -65,7 +65,7 @@ extension SQLChatStore {
                 UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END
                 WHERE dialog_id = ? AND (user_id = ? OR hidden <> 0)
                 """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue, stored.senderID.rawValue)
-            try events.store(announce(stored), to: recipients, in: sql)
+            try events.store(announce, to: recipients, in: sql)
             if let request, try Self.insertRequest(request.request, firstSeq: stored.seq, sql) {
                 try events.store(request.announce(stored), to: [request.request.to], in: sql)
             }

@@ -69,15 +69,16 @@ public final class EventLog: EventPublisher, Sendable {
     /// insert stores the events — two statements however many recipients, in one transaction
     /// (on PostgreSQL one: the insert takes its numbers from the upsert).
     func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID? = nil) async throws -> [StoredEvent] {
-        try await database.write { [self] sql in
-            try append(event, to: users, exceptSession: exceptSession, in: sql)
+        let encoded = EncodedEvent(event)   // before the write: the writer's time is everyone's
+        return try await database.write { [self] sql in
+            try append(encoded, to: users, exceptSession: exceptSession, in: sql)
         }
     }
 
     /// The same, inside the caller's transaction `sql`.
-    func append(_ event: RealtimeEvent, to users: [UserID], exceptSession: SessionID?, in sql: Transaction) throws -> [StoredEvent] {
+    func append(_ encoded: EncodedEvent, to users: [UserID], exceptSession: SessionID?, in sql: Transaction) throws -> [StoredEvent] {
         let now = clock.now()
-        let type = event.type, payload = event.payloadJSON()
+        let event = encoded.event, type = event.type, payload = encoded.payloadJSON
         // Each recipient once, in one order for every transaction: the upsert takes the heads'
         // row locks in the order of its rows, and two transactions that took shared heads in
         // opposite orders would deadlock each other (PostgreSQL breaks that after a second).
@@ -176,7 +177,7 @@ public enum RealtimeErrors {
 }
 
 extension EventLog: TransactionalEvents {
-    public func store(_ event: RealtimeEvent, to users: [UserID], in transaction: Transaction) throws {
+    public func store(_ event: EncodedEvent, to users: [UserID], in transaction: Transaction) throws {
         let stored = try append(event, to: users, exceptSession: nil, in: transaction)
         transaction.afterCommit { [self] in
             fanout.committed(stored)

@@ -6,5 +6,11 @@ import ParleyProtocol
 public protocol TransactionalEvents: Sendable {
     /// Numbers and stores `event` for each of `users` in `transaction`, the caller's, and has it
     /// delivered to live connections after that transaction commits (never if it rolls back).
-    func store(_ event: RealtimeEvent, to users: [UserID], in transaction: Transaction) throws
+    func store(_ event: EncodedEvent, to users: [UserID], in transaction: Transaction) throws
+}
+
+extension TransactionalEvents {
+    public func store(_ event: RealtimeEvent, to users: [UserID], in transaction: Transaction) throws {
+        try store(EncodedEvent(event), to: users, in: transaction)
+    }
 }
