@@ -115,3 +115,10 @@ public enum ChatRules {
         return Location(latitude: location.latitude, longitude: location.longitude, name: name?.isEmpty == true ? nil : name)
     }
 }
+
+/// A message as `send` leaves it: its view, and for a new message the `message.new` event as it
+/// was encoded for the members (whose `message` is the view).
+public struct SentMessage: Sendable {
+    public let view: MessageView
+    public let announced: EncodedEvent?
+}

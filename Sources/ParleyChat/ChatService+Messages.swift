@@ -30,13 +30,20 @@ extension ChatService {
     /// Sending the same clientMessageId again returns the stored message and tells nobody twice.
     /// The time to the acknowledgement goes to `parley_message_ack_seconds`.
     public func send(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
-        let started = ContinuousClock.now
-        let view = try await commit(user, to: id, outgoing)
-        acknowledged.record(ContinuousClock.now - started)
-        return view
+        try await sendMessage(user, to: id, outgoing).view
     }
 
-    private func commit(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> MessageView {
+    /// `send`, with the message's event as it was encoded for the members when the message is
+    /// new: the sender's reply carries the same `message`, and the socket splices it from there
+    /// instead of encoding it again.
+    public func sendMessage(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> SentMessage {
+        let started = ContinuousClock.now
+        let sent = try await commit(user, to: id, outgoing)
+        acknowledged.record(ContinuousClock.now - started)
+        return sent
+    }
+
+    private func commit(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> SentMessage {
         try messageLimit.admit(user.rawValue, now: clock.now())
         // The dialog, its members and request and the sender's standing in one read, for the
         // membership check, a private dialog's reach and the views; then the write.
@@ -118,7 +125,7 @@ extension ChatService {
         let record = MessageRecord(
             id: .generate(), dialogID: dialog.id, seq: 0, senderID: caller, clientMessageID: "call:\(call.callId)", kind: .call,
             text: nil, attachmentID: nil, call: call, createdAt: clock.now())
-        return try await deliver(record)
+        return try await deliver(record).view
     }
 
     /// Stores the message and tells the members: the message and its `message.new` events in one
@@ -129,7 +136,7 @@ extension ChatService {
     /// A message request's receiver is not sent its messages while it waits: the first one reaches
     /// them as the `message.request` that opens it (`gate`).
     func deliver(_ record: MessageRecord, members known: [Membership]? = nil, gate: PrivateGate = .open,
-                 blockers knownBlockers: Set<UserID>? = nil) async throws -> MessageView {
+                 blockers knownBlockers: Set<UserID>? = nil) async throws -> SentMessage {
         let members: [Membership]
         if let known { members = known } else { members = try await store.members(of: record.dialogID) }
         let attachments = try await attachmentsByID(for: [record])
@@ -155,8 +162,9 @@ extension ChatService {
         // in it depends on the number the write gives the message, and nobody has read it yet (its
         // number is past every member's read position): `readBy` is empty.
         let announce = EncodedEvent(.messageNew(MessageEvent(message: view(of: record, members: [], attachments: attachments))))
-        let (stored, _) = try await store.appendMessage(record, announce: announce, to: recipients, opening: opening)
-        return view(of: stored, members: members, attachments: stored.id == record.id ? attachments : try await attachmentsByID(for: [stored]))
+        let (stored, isNew) = try await store.appendMessage(record, announce: announce, to: recipients, opening: opening)
+        if isNew { return SentMessage(view: view(of: stored, members: members, attachments: attachments), announced: announce) }
+        return SentMessage(view: view(of: stored, members: members, attachments: try await attachmentsByID(for: [stored])), announced: nil)
     }
 
     /// History, newest first, `limit` at a time; `before` is a message id from the previous page.

@@ -99,8 +99,7 @@ struct RealtimeSession {
                     _ = try await gateway.accounts.checkSession(principal)
                     sessionCheck.confirm()
                 }
-                let reply = try await execute(frame.command, mailbox: mailbox)
-                mailbox.offer(ServerFrame.reply(to: frame.id, reply).text)
+                mailbox.offer(try await answer(frame, mailbox: mailbox))
             }
         } catch let error as ParleyError {
             span.attributes["parley.error"] = error.code
@@ -115,6 +114,19 @@ struct RealtimeSession {
             logger.error("realtime command failed", metadata: ["command": "\(frame.command)", "error": "\(error)"])
             mailbox.offer(ServerFrame.failure(to: frame.id, ParleyError(.internalFailure, code: "internal_error", "Something went wrong on our side")).text)
         }
+    }
+
+    /// Runs one command and gives its reply's text. A new message's reply is put together around
+    /// its `message.new` event as encoded for the members (the same `message`), not encoded again.
+    func answer(_ frame: CommandFrame, mailbox: Mailbox) async throws -> String {
+        if case .messageSend(let message) = frame.command {
+            let sent = try await gateway.chat.sendMessage(principal.userID, to: message.dialogId, Self.outgoing(message))
+            if let announced = sent.announced, let text = ServerFrame.replyText(to: frame.id, fieldsJSON: announced.payloadJSON) {
+                return text
+            }
+            return ServerFrame.reply(to: frame.id, .sent(sent.view)).text
+        }
+        return ServerFrame.reply(to: frame.id, try await execute(frame.command, mailbox: mailbox)).text
     }
 
     /// Runs one command and says what its reply carries.
@@ -132,9 +144,7 @@ struct RealtimeSession {
             return .synced(count: mine.count, latestSeq: page.latest, more: page.lastSeq < page.latest,
                            calls: await calls.liveCalls(of: user, device: device))
         case .messageSend(let message):
-            return .sent(try await chat.send(user, to: message.dialogId, OutgoingMessage(
-                clientMessageID: message.clientMessageId, kind: message.kind, text: message.text, attachmentID: message.attachmentId,
-                forwardMessageID: message.forwardMessageId, location: message.location)))
+            return .sent(try await chat.send(user, to: message.dialogId, Self.outgoing(message)))
         case .messageRead(let dialog, let upTo):
             try await chat.markRead(user, dialog, upTo: upTo)
             return .done
@@ -158,6 +168,13 @@ struct RealtimeSession {
         case .callRestart(let id, let sdp):
             return .answer(sdp: try await calls.restartICE(id, by: user, device: device, sdp: sdp))
         }
+    }
+}
+
+extension RealtimeSession {
+    static func outgoing(_ message: OutgoingMessageCommand) -> OutgoingMessage {
+        OutgoingMessage(clientMessageID: message.clientMessageId, kind: message.kind, text: message.text, attachmentID: message.attachmentId,
+                        forwardMessageID: message.forwardMessageId, location: message.location)
     }
 }
 

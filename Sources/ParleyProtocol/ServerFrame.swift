@@ -41,6 +41,35 @@ public enum ServerFrame: Sendable {
         return text
     }
 
+    /// A reply whose fields are those of an encoded JSON object — `message.send`'s reply carries
+    /// the `message` its `message.new` event carries, so it is put together around that event's
+    /// payload (`EncodedEvent`) instead of encoding the message again. The same JSON as ``text``
+    /// for `.reply(to: id, .sent(message))` gives, key order aside. Nil when `id` is not a plain
+    /// string or integer, or `fields` not an object (the caller encodes the reply instead).
+    public static func replyText(to id: FrameID?, fieldsJSON fields: String) -> String? {
+        let replyTo: String
+        switch id {
+        case .string(let text) where text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }):
+            replyTo = "\"" + text + "\""
+        case .integer(let whole): replyTo = String(whole)
+        default: return nil
+        }
+        var inner = Substring(fields)
+        guard inner.first == "{", inner.last == "}" else { return nil }
+        inner = inner.dropFirst().dropLast()
+        var text = ""
+        text.reserveCapacity(fields.utf8.count + replyTo.utf8.count + 24)
+        text += "{\"replyTo\":"
+        text += replyTo
+        text += ",\"ok\":true"
+        if inner.contains(where: { !$0.isWhitespace }) {
+            text += ","
+            text += inner
+        }
+        text += "}"
+        return text
+    }
+
     /// The `hello`: who this connection is, where its event sequence stands, and the TURN
     /// servers (as `GET /v1/calls/ice-servers` answers), so a device woken for a call can
     /// answer it without another request.
