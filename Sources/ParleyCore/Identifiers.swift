@@ -46,6 +46,10 @@ public struct DialogID: TypedID {
 public struct MessageID: TypedID {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A fresh id that sorts after those made before it (UUIDv7): messages are written in time
+    /// order, and their primary key grows at its end instead of taking a random page each.
+    public static func generate() -> MessageID { MessageID(rawValue: TimeOrderedUUID.make()) }
 }
 
 public struct AttachmentID: TypedID {
