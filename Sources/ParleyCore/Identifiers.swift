@@ -47,8 +47,11 @@ public struct MessageID: TypedID {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 
-    /// A fresh id that sorts after those made before it (UUIDv7): messages are written in time
-    /// order, and their primary key grows at its end instead of taking a random page each.
+    /// A fresh id that begins with the time it was made (UUIDv7), so ids made in a later
+    /// millisecond sort after it (within one millisecond, or across a clock stepped back, they need
+    /// not — nothing orders messages by id; `seq` does): the messages' primary key grows at its
+    /// end instead of taking a random page each. It tells when the message was made, as its
+    /// `createdAt` does to those who can read it.
     public static func generate() -> MessageID { MessageID(rawValue: TimeOrderedUUID.make()) }
 }
 

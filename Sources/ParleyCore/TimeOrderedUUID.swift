@@ -1,8 +1,9 @@
 import Foundation
 
 /// UUID version 7 (RFC 9562 §5.7): 48 bits of Unix time in milliseconds, then 74 random bits
-/// (the version and variant fields between them). Ids made later sort after ids made earlier, as
-/// text too, so an index on them grows at its end: a busy chat's messages dirty one page of
+/// (the version and variant fields between them). Ids made in a later millisecond sort after
+/// those of an earlier one, as text too (within one millisecond in no set order), so an index on
+/// them grows at its end: a busy chat's messages dirty one page of
 /// their primary key per commit rather than a random page per message.
 public enum TimeOrderedUUID {
     /// A new id in the canonical lowercase form (`xxxxxxxx-xxxx-7xxx-yxxx-xxxxxxxxxxxx`).

@@ -154,11 +154,6 @@ public final class FriendService: RelationshipDirectory, Sendable {
     public func blockers(of viewer: UserID) async throws -> Set<UserID> {
         try await store.blockers(of: viewer)
     }
-
-    /// Who blocked `sender`, and `sender`'s reach to `other` (see ``reach(from:to:)``), in one read.
-    public func standing(of sender: UserID, toward other: UserID?) async throws -> SenderStanding {
-        try await store.standing(of: sender, toward: other)
-    }
 }
 
 extension FriendRequestEvent {

@@ -25,9 +25,6 @@ public protocol FriendStore: Sendable {
     func isBlocked(blocker: UserID, blocked: UserID) async throws -> Bool
     func blocks(by blocker: UserID) async throws -> [Block]
     func blockers(of user: UserID) async throws -> Set<UserID>
-    /// What sending a message needs, in one read: who blocked `sender`, and how `sender` stands
-    /// to `other` (the other member of a private dialog) when there is one.
-    func standing(of sender: UserID, toward other: UserID?) async throws -> SenderStanding
     /// How `viewer` stands to each of `others`, in one go (for lists and search results).
     func relationships(of viewer: UserID, to others: [UserID]) async throws -> [UserID: Relationship]
     /// The settings of those of `users` who chose any (the rest have the defaults).

@@ -160,11 +160,9 @@ public struct SQLFriendStore: FriendStore {
         }
     }
 
-    public func standing(of sender: UserID, toward other: UserID?) async throws -> SenderStanding {
-        try await database.read { sql in try Self.standing(of: sender, toward: other, in: sql) }
-    }
-
-    /// The sender's standing read in a snapshot someone else holds (a message's other reads share it).
+    /// What sending a message needs of these tables: who blocked `sender`, and how `sender` stands
+    /// to `other` (the other member of a private dialog) when there is one — read in the snapshot
+    /// of the message's other reads (`SQLChatStore.sendContext`), so a send reads once.
     public static func standing(of sender: UserID, toward other: UserID?, in sql: Snapshot) throws -> SenderStanding {
         // Who blocks the sender, and toward `other`: a block the other way and a friendship —
         // read together (one round trip on PostgreSQL).

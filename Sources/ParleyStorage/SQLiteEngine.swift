@@ -192,20 +192,29 @@ final class SQLiteEngine: StorageEngine {
     }
 
     /// Reads in one read transaction on `connection`, each with the snapshot of the last commit.
+    /// What a failed batch may have left open (its callers were told it failed) is undone first,
+    /// never read or kept; and the connection refuses writes meanwhile (`query_only`), since a
+    /// snapshot runs whatever SQL it is given and nothing here may change the database.
     static func runReads(_ reads: [ReadJob], on connection: SQLiteConnection) {
-        _ = try? connection.run("BEGIN", [])
+        if !connection.isAutocommit { _ = try? connection.run("ROLLBACK", []) }
+        _ = try? connection.run("PRAGMA query_only=1", [])
+        defer { _ = try? connection.run("PRAGMA query_only=0", []) }
+        let began = (try? connection.run("BEGIN", [])) != nil
         for job in reads {
             let snapshot = Snapshot(kind: .sqlite, runner: connection)
             job.run(snapshot)
             snapshot.close()
         }
-        if !connection.isAutocommit { _ = try? connection.run("COMMIT", []) }
+        if began, !connection.isAutocommit { _ = try? connection.run("ROLLBACK", []) }   // a read: nothing to keep
     }
 
     /// One transaction for the whole batch, each job inside a savepoint of its own (so one that
     /// throws is undone alone), one COMMIT; then every job is answered with what the commit did.
     static func commit(_ batch: [WriteJob], on connection: SQLiteConnection) {
         func failAll(_ error: any Error) { for job in batch { job.finish(.failure(error)) } }
+        // A transaction an earlier failure left open (its ROLLBACK failed too) belongs to callers
+        // already told it failed: undone, not carried into this batch's commit.
+        if !connection.isAutocommit { _ = try? connection.run("ROLLBACK", []) }
         do {
             _ = try connection.run("BEGIN IMMEDIATE", [])
         } catch {

@@ -138,8 +138,9 @@ public final class Transaction: SQLQuerying {
     func close() { isOpen = false }
 }
 
-/// The handle to one read-only snapshot, given to the closure of `Database.read`: every query in
-/// the closure sees the same committed state, and none waits behind the writer (WAL).
+/// The handle to one read-only snapshot, given to the closure of `Database.read` (and
+/// `readLatest`): every query in the closure sees the same committed state. A `read` never waits
+/// behind the writer (WAL); a `readLatest` on SQLite runs on the writer, between its commits.
 public final class Snapshot: SQLQuerying {
     public let kind: Database.Kind
     private let runner: any StatementRunner
