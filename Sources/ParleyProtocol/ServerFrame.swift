@@ -22,23 +22,8 @@ public enum ServerFrame: Sendable {
     /// many users is encoded once, not once per user. The same JSON as ``text`` gives, key order
     /// aside. Nil when `payload` is not an object (the caller encodes the event instead).
     public static func eventText(type: String, seq: Int64, payloadJSON payload: String) -> String? {
-        var fields = Substring(payload)
-        guard fields.first == "{", fields.last == "}",
-              type.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) else { return nil }
-        fields = fields.dropFirst().dropLast()
-        let hasFields = fields.contains { !$0.isWhitespace }
-        var text = ""
-        text.reserveCapacity(payload.utf8.count + type.utf8.count + 32)
-        text += "{\"type\":\""
-        text += type
-        text += "\",\"seq\":"
-        text += String(seq)
-        if hasFields {
-            text += ","
-            text += fields
-        }
-        text += "}"
-        return text
+        guard isPlain(type) else { return nil }
+        return object(leading: "\"type\":\"" + type + "\",\"seq\":" + String(seq), fields: payload)
     }
 
     /// A reply whose fields are those of an encoded JSON object — `message.send`'s reply carries
@@ -49,19 +34,28 @@ public enum ServerFrame: Sendable {
     public static func replyText(to id: FrameID?, fieldsJSON fields: String) -> String? {
         let replyTo: String
         switch id {
-        case .string(let text) where text.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }):
-            replyTo = "\"" + text + "\""
+        case .string(let text) where isPlain(text): replyTo = "\"" + text + "\""
         case .integer(let whole): replyTo = String(whole)
         default: return nil
         }
+        return object(leading: "\"replyTo\":" + replyTo + ",\"ok\":true", fields: fields)
+    }
+
+    /// A JSON string's content that needs no escaping (no control character, quote or backslash).
+    private static func isPlain(_ text: String) -> Bool {
+        text.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+    }
+
+    /// `{` + `leading` members + the members of the JSON object `fields` + `}`; nil when `fields`
+    /// is not an object.
+    private static func object(leading: String, fields: String) -> String? {
         var inner = Substring(fields)
         guard inner.first == "{", inner.last == "}" else { return nil }
         inner = inner.dropFirst().dropLast()
         var text = ""
-        text.reserveCapacity(fields.utf8.count + replyTo.utf8.count + 24)
-        text += "{\"replyTo\":"
-        text += replyTo
-        text += ",\"ok\":true"
+        text.reserveCapacity(fields.utf8.count + leading.utf8.count + 4)
+        text += "{"
+        text += leading
         if inner.contains(where: { !$0.isWhitespace }) {
             text += ","
             text += inner

@@ -57,7 +57,6 @@ final class PostgreSQLEngine: StorageEngine {
                 connection.close()
                 exits.exited()
             }
-            thread.name = "pg-conn-\(number)"
             thread.start()
         }
     }

@@ -121,7 +121,6 @@ final class SQLiteEngine: StorageEngine {
             connection.close()
             exits.exited()
         }
-        thread.name = name
         thread.start()
     }
 

@@ -132,6 +132,7 @@ import Testing
             #expect(try await device.received(3) == [Int(latest) + 1, Int(latest) + 2, Int(latest) + 3])
         }
     }
+
     /// Node 2's wake-up carries its events whole: node 1 hands them to Ann's phone without
     /// reading the table — shown by emptying the table before the wake-up goes. An event too
     /// large for one notification goes as its number alone, and is read.
