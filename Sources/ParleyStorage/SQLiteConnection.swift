@@ -7,6 +7,11 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     private var statements: [String: PreparedStatement] = [:]
     /// Statements built for variable `IN (…)` lists would grow the cache without end.
     private let cacheLimit = 512
+    /// While set, a statement that would change the database is refused before it runs (the
+    /// writer's connection answering reads: `SQLiteEngine.runReads`). A check of each statement,
+    /// not `PRAGMA query_only`: setting a flag pragma expires every prepared statement of the
+    /// connection, and each would be compiled again after every round of reads.
+    var refusesWrites = false
 
     struct PreparedStatement {
         let pointer: OpaquePointer
@@ -30,6 +35,7 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
 
     /// Runs statements without parameters or results (pragmas, DDL), several at once allowed.
     func execute(script: String) throws {
+        if refusesWrites { throw SQLiteError(code: SQLITE_READONLY, message: "a read may not run a script", sql: script) }
         var error: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, script, nil, nil, &error)
         if code != SQLITE_OK {
@@ -43,6 +49,9 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row] {
         let statement = try prepared(sql)
         let pointer = statement.pointer
+        if refusesWrites, sqlite3_stmt_readonly(pointer) == 0 {
+            throw SQLiteError(code: SQLITE_READONLY, message: "a read may not change the database", sql: sql)
+        }
         defer {
             sqlite3_reset(pointer)
             sqlite3_clear_bindings(pointer)
@@ -69,6 +78,12 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
 
     /// False inside a transaction: SQLite rolled one back by itself when this turns true mid-way.
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// How many times SQLite compiled the cached `sql` again since it was prepared (after a
+    /// schema change, or anything that expired it); nil if it is not cached.
+    func recompilations(of sql: String) -> Int? {
+        statements[sql].map { Int(sqlite3_stmt_status($0.pointer, SQLITE_STMTSTATUS_REPREPARE, 0)) }
+    }
 
     func close() {
         for statement in statements.values { sqlite3_finalize(statement.pointer) }

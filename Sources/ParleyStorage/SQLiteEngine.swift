@@ -192,12 +192,12 @@ final class SQLiteEngine: StorageEngine {
 
     /// Reads in one read transaction on `connection`, each with the snapshot of the last commit.
     /// What a failed batch may have left open (its callers were told it failed) is undone first,
-    /// never read or kept; and the connection refuses writes meanwhile (`query_only`), since a
-    /// snapshot runs whatever SQL it is given and nothing here may change the database.
+    /// never read or kept; and the connection refuses every statement that would change the
+    /// database meanwhile (`refusesWrites`), since a snapshot runs whatever SQL it is given.
     static func runReads(_ reads: [ReadJob], on connection: SQLiteConnection) {
         if !connection.isAutocommit { _ = try? connection.run("ROLLBACK", []) }
-        _ = try? connection.run("PRAGMA query_only=1", [])
-        defer { _ = try? connection.run("PRAGMA query_only=0", []) }
+        connection.refusesWrites = true
+        defer { connection.refusesWrites = false }
         let began = (try? connection.run("BEGIN", [])) != nil
         for job in reads {
             let snapshot = Snapshot(kind: .sqlite, runner: connection)

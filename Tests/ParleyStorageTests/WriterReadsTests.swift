@@ -42,4 +42,32 @@ import Testing
         _ = try connection.run("INSERT INTO items (n) VALUES (8)", [])   // and writes work again after
         #expect(Self.count(connection) == 1)
     }
+
+    @Test func aSnapshotOnTheWriterRefusesEveryKindOfChange() throws {
+        let (connection, directory) = try Self.connection()
+        defer { connection.close(); try? FileManager.default.removeItem(atPath: directory) }
+        _ = try connection.run("INSERT INTO items (n) VALUES (1)", [])
+        var refusals: [Bool] = []
+        SQLiteEngine.runReads([ReadJob { snapshot in
+            for sql in ["UPDATE items SET n = 2", "DELETE FROM items", "CREATE TABLE other (x)", "BEGIN IMMEDIATE"] {
+                refusals.append((try? snapshot.query(sql)) == nil)
+            }
+            refusals.append((try? snapshot.query("SELECT n FROM items")) == nil)   // a read is not refused
+        }], on: connection)
+        #expect(refusals == [true, true, true, true, false])
+        #expect(try connection.run("SELECT n FROM items", []).count == 1)
+    }
+
+    @Test func aRoundOfReadsCompilesNoStatementAgain() throws {
+        let (connection, directory) = try Self.connection()
+        defer { connection.close(); try? FileManager.default.removeItem(atPath: directory) }
+        let insert = "INSERT INTO items (n) VALUES (?)"
+        _ = try connection.run(insert, [.integer(1)])
+        for n in 2...4 {
+            #expect(Self.count(connection) == n - 1)
+            _ = try connection.run(insert, [.integer(Int64(n))])
+        }
+        #expect(connection.recompilations(of: insert) == 0)
+        #expect(connection.recompilations(of: "SELECT COUNT(*) FROM items") == 0)
+    }
 }
