@@ -13,6 +13,11 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     /// connection, and each would be compiled again after every round of reads.
     var refusesWrites = false
 
+    /// Set once, before the first connection opens (SQLite takes settings only before it starts):
+    /// no memory statistics — kept, they take a process-wide lock around every allocation, which
+    /// every connection on every thread makes per statement. (Nothing reads them.)
+    private static let configured: Void = { _ = parley_sqlite3_count_memory(0) }()
+
     struct PreparedStatement {
         let pointer: OpaquePointer
         let columns: ColumnNames
@@ -21,6 +26,7 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     /// Opens (creating if needed) the file; `readOnly` opens an existing one that this connection
     /// cannot change (SQLite refuses every write on it).
     init(path: String, readOnly: Bool = false) throws {
+        _ = Self.configured
         var handle: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
