@@ -118,7 +118,24 @@ public enum ChatRules {
 
 /// A message as `send` leaves it: its view, and for a new message the `message.new` event as it
 /// was encoded for the members (whose `message` is the view).
+/// A message stored by a send decided in its own transaction, with the members it read.
+public struct SettledMessage: Sendable {
+    public let message: MessageRecord
+    public let isNew: Bool
+    public let members: [Membership]
+}
+
 public struct SentMessage: Sendable {
     public let view: MessageView
     public let announced: EncodedEvent?
+}
+
+extension MessageKind {
+    /// A photo, a video or a voice note: the message is an uploaded file.
+    var carriesAttachment: Bool {
+        switch self {
+        case .image, .video, .audio: true
+        case .text, .location, .call: false
+        }
+    }
 }

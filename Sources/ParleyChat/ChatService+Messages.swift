@@ -45,16 +45,17 @@ extension ChatService {
 
     private func commit(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> SentMessage {
         try messageLimit.admit(user.rawValue, now: clock.now())
+        if outgoing.forwardMessageID == nil, !outgoing.kind.carriesAttachment,
+           let sent = try await commitInOneStep(user, to: id, outgoing) {
+            return sent
+        }
         // The dialog, its members and request and the sender's standing in one read, for the
         // membership check, a private dialog's reach and the views; then the write.
         guard let context = try await store.sendContext(dialog: id, sender: user), context.members.contains(where: { $0.userID == user }) else {
             throw ChatErrors.dialogNotFound
         }
         let (dialog, members) = (context.dialog, context.members)
-        let clientID = outgoing.clientMessageID.trimmingCharacters(in: .whitespaces)
-        guard !clientID.isEmpty, clientID.count <= ChatRules.maxClientMessageIDLength else { throw ChatErrors.clientMessageIDRequired }
-        var text = outgoing.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        if let text, text.count > ChatRules.maxTextLength { throw ChatErrors.textTooLong }
+        var (clientID, text) = try Self.checkedText(outgoing)
         var attachmentID = outgoing.attachmentID, location = outgoing.location
         var forwardedFrom: ForwardedFrom?
         if let forwardID = outgoing.forwardMessageID {
@@ -67,16 +68,7 @@ extension ChatService {
             text = text ?? original.text
             forwardedFrom = original.forwardedFrom ?? ForwardedFrom(messageId: original.id.rawValue, senderId: original.senderID.rawValue)
         }
-        switch outgoing.kind {
-        case .call: throw ChatErrors.callRecordsAreServerMade
-        case .text:
-            guard text != nil else { throw ChatErrors.emptyMessage }
-            guard attachmentID == nil, location == nil else { throw ChatErrors.attachmentKindMismatch }
-        case .location:
-            guard let place = location else { throw ChatErrors.invalidLocation }
-            guard attachmentID == nil else { throw ChatErrors.attachmentKindMismatch }
-            location = try ChatRules.location(place)
-        case .image, .video, .audio:
+        if outgoing.kind.carriesAttachment {
             guard location == nil else { throw ChatErrors.attachmentKindMismatch }
             guard let attachmentID else { throw ChatErrors.attachmentRequired }
             guard let attachment = try await store.attachment(id: attachmentID),
@@ -84,6 +76,8 @@ extension ChatService {
                 throw ChatErrors.attachmentNotFound
             }
             guard attachment.kind == outgoing.kind.rawValue else { throw ChatErrors.attachmentKindMismatch }
+        } else {
+            location = try Self.checkedPlain(outgoing.kind, text: text, attachmentID: attachmentID, location: location)
         }
         let other = dialog.type == .private ? members.first(where: { $0.userID != user })?.userID : nil
         let standing = context.standing
@@ -95,6 +89,78 @@ extension ChatService {
             id: .generate(), dialogID: id, seq: 0, senderID: user, clientMessageID: clientID, kind: outgoing.kind,
             text: text, attachmentID: attachmentID, call: nil, location: location, forwardedFrom: forwardedFrom, createdAt: clock.now())
         return try await deliver(record, members: members, gate: gate, blockers: standing.blockers)
+    }
+
+    /// A text or a place that is not a forward — nothing to look up but the dialog's state: the
+    /// checks and the write in one transaction, one trip to the storage instead of a read and a
+    /// write. Nil, with nothing written, when the send needs more than that state (a message
+    /// request to open or to accept): the step-by-step path above takes it. Refusals are those
+    /// of the step-by-step path, in its order (not a member before anything about the content).
+    private func commitInOneStep(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> SentMessage? {
+        let content = Result { () throws -> (clientID: String, text: String?, location: Location?) in
+            let (clientID, text) = try Self.checkedText(outgoing)
+            return (clientID, text, try Self.checkedPlain(outgoing.kind, text: text, attachmentID: outgoing.attachmentID, location: outgoing.location))
+        }
+        let checked = (try? content.get()) ?? (clientID: "", text: nil, location: nil)
+        let record = MessageRecord(
+            id: .generate(), dialogID: id, seq: 0, senderID: user, clientMessageID: checked.clientID, kind: outgoing.kind,
+            text: checked.text, attachmentID: nil, call: nil, location: checked.location, forwardedFrom: nil, createdAt: clock.now())
+        // Encoded here, before the write (see `deliver`).
+        let announce = EncodedEvent(.messageNew(MessageEvent(message: view(of: record, members: [], attachments: [:]))))
+        let settled = try await store.appendMessage(record, announce: announce) { context in
+            guard let context, context.members.contains(where: { $0.userID == user }) else { throw ChatErrors.dialogNotFound }
+            _ = try content.get()
+            var gate = PrivateGate.open
+            if context.dialog.type == .private, let other = context.members.first(where: { $0.userID != user })?.userID,
+               let reach = context.standing.reach {
+                guard let settled = try Self.settledGate(user, to: other, reach: reach, request: context.request) else { return nil }
+                gate = settled
+            }
+            return Self.recipients(of: context.members, blockers: context.standing.blockers, gate: gate)
+        }
+        guard let settled else { return nil }
+        if settled.isNew {
+            return SentMessage(view: view(of: settled.message, members: settled.members, attachments: [:]), announced: announce)
+        }
+        let attachments = try await attachmentsByID(for: [settled.message])
+        return SentMessage(view: view(of: settled.message, members: settled.members, attachments: attachments), announced: nil)
+    }
+
+    /// The client id and the text as stored: trimmed, and within their limits.
+    static func checkedText(_ outgoing: OutgoingMessage) throws -> (clientID: String, text: String?) {
+        let clientID = outgoing.clientMessageID.trimmingCharacters(in: .whitespaces)
+        guard !clientID.isEmpty, clientID.count <= ChatRules.maxClientMessageIDLength else { throw ChatErrors.clientMessageIDRequired }
+        let text = outgoing.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let text, text.count > ChatRules.maxTextLength { throw ChatErrors.textTooLong }
+        return (clientID, text)
+    }
+
+    /// A message of a kind without an attachment: a text has text and nothing else, a place a
+    /// valid place (returned as stored); call records are the server's own.
+    static func checkedPlain(_ kind: MessageKind, text: String?, attachmentID: AttachmentID?, location: Location?) throws -> Location? {
+        switch kind {
+        case .call: throw ChatErrors.callRecordsAreServerMade
+        case .text:
+            guard text != nil else { throw ChatErrors.emptyMessage }
+            guard attachmentID == nil, location == nil else { throw ChatErrors.attachmentKindMismatch }
+            return nil
+        case .location:
+            guard let place = location else { throw ChatErrors.invalidLocation }
+            guard attachmentID == nil else { throw ChatErrors.attachmentKindMismatch }
+            return try ChatRules.location(place)
+        case .image, .video, .audio: throw ChatErrors.attachmentRequired
+        }
+    }
+
+    /// Who is told of a message: the members, but not those who blocked the sender, nor the
+    /// receiver of a request that waits or that this message opens (they get the request).
+    static func recipients(of members: [Membership], blockers: Set<UserID>, gate: PrivateGate) -> [UserID] {
+        var recipients = members.map(\.userID).filter { !blockers.contains($0) }
+        switch gate {
+        case .open: break
+        case .waiting(let receiver), .opening(let receiver): recipients.removeAll { $0 == receiver }
+        }
+        return recipients
     }
 
     /// A message `user` can read: in a dialog they are in, not cleared from their view, and not
@@ -143,14 +209,9 @@ extension ChatService {
         // Whoever blocked the sender does not get their messages (in a group they share).
         let blockers: Set<UserID>
         if let knownBlockers { blockers = knownBlockers } else { blockers = try await friends.blockers(of: record.senderID) }
-        var recipients = members.map(\.userID).filter { !blockers.contains($0) }
+        let recipients = Self.recipients(of: members, blockers: blockers, gate: gate)
         var opening: OpenedRequest?
-        switch gate {
-        case .open: break
-        case .waiting(let receiver):
-            recipients.removeAll { $0 == receiver }
-        case .opening(let receiver):
-            recipients.removeAll { $0 == receiver }
+        if case .opening(let receiver) = gate {
             let request = MessageRequestRecord(dialogID: record.dialogID, from: record.senderID, to: receiver, status: .pending,
                                                firstSeq: 0, createdAt: record.createdAt)
             opening = OpenedRequest(request: request) { [self] stored in

@@ -21,24 +21,29 @@ extension ChatService {
     /// sender's hourly allowance).
     func privateGate(_ user: UserID, _ dialog: DialogID, to other: UserID, reach: Reach,
                      request: MessageRequestRecord?) async throws -> PrivateGate {
-        switch reach {
-        case .blocked: throw FriendErrors.blocked
-        case .friends:
+        if let settled = try Self.settledGate(user, to: other, reach: reach, request: request) { return settled }
+        if reach == .friends {
             // Two who became friends while a request waited: it is a normal chat now.
-            if let request, request.status == .pending {
-                _ = try await store.acceptRequest(dialog: dialog)
-            }
+            _ = try await store.acceptRequest(dialog: dialog)
             return .open
-        case .notFriends: break
-        }
-        if let request {
-            if request.status == .accepted { return .open }
-            if request.from == user { return .waiting(receiver: other) }
-            throw ChatErrors.messageRequestPending
         }
         guard try await friends.privacy(of: other).messagesFrom == .everyone else { throw FriendErrors.friendshipRequired }
         try await requestLimit.admitting(user.rawValue, now: clock.now())
         return .opening(receiver: other)
+    }
+
+    /// The gate as far as the dialog's own state tells it (no reading, no writing): nil when a
+    /// request must be accepted (friends now) or opened (strangers), which `privateGate` does.
+    static func settledGate(_ user: UserID, to other: UserID, reach: Reach, request: MessageRequestRecord?) throws -> PrivateGate? {
+        switch reach {
+        case .blocked: throw FriendErrors.blocked
+        case .friends: return request?.status == .pending ? nil : .open
+        case .notFriends:
+            guard let request else { return nil }
+            if request.status == .accepted { return .open }
+            if request.from == user { return .waiting(receiver: other) }
+            throw ChatErrors.messageRequestPending
+        }
     }
 
     /// The requests waiting for `user`, newest first, each with its first message.

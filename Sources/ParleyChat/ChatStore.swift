@@ -37,6 +37,13 @@ public protocol ChatStore: Sendable {
         _ message: MessageRecord, announce: EncodedEvent, to recipients: [UserID],
         opening request: OpenedRequest?
     ) async throws -> (message: MessageRecord, isNew: Bool)
+    /// A send in one transaction: reads what `sendContext` reads, asks `decide` who is told (it
+    /// throws to refuse the send), and stores the message as the call above does, with the event
+    /// for those recipients. When `decide` answers nil — the send needs more than the context
+    /// (a message request to open or to accept) — nothing is written and this answers nil.
+    func appendMessage(
+        _ message: MessageRecord, announce: EncodedEvent, deciding decide: @escaping @Sendable (SendContext?) throws -> [UserID]?
+    ) async throws -> SettledMessage?
     func message(id: MessageID) async throws -> MessageRecord?
     /// Newest first, seq strictly between `after` and `before`.
     func messages(in dialog: DialogID, after: Int64, before: Int64?, limit: Int) async throws -> [MessageRecord]

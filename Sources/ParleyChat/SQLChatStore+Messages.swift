@@ -35,42 +35,62 @@ extension SQLChatStore {
         _ message: MessageRecord, announce: EncodedEvent, to recipients: [UserID],
         opening request: OpenedRequest?
     ) async throws -> (message: MessageRecord, isNew: Bool) {
-        let call = Self.json(message.call), location = Self.json(message.location), forwardedFrom = Self.json(message.forwardedFrom)
-        return try await database.write { [events] sql in
-            // The message sent before under this client id, if any; else the dialog's counter moves
-            // on and says the new number — the update stands back when the message exists, so
-            // both go in one round trip.
-            let key: [SQLValue] = [message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue]
-            let found = try sql.query(each: [
-                SQLStatement("""
-                    SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
-                    """, binding: key),
-                SQLStatement("""
-                    UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ? WHERE id = ? AND NOT EXISTS
-                    (SELECT 1 FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?) RETURNING last_message_seq
-                    """, binding: [message.createdAt.storageMillis.sqlValue, message.dialogID.rawValue.sqlValue] + key),
-            ])
-            if let existing = found[0].first { return (try Self.decodeMessage(existing), false) }
-            guard let seq = try found[1].first?.first(as: Int64.self) else { throw ChatErrors.dialogNotFound }
-            var stored = message
-            stored.seq = seq
-            // The rest is written without waiting for each answer (`send`): one round trip on PostgreSQL.
-            try sql.send("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                            stored.id.rawValue, stored.dialogID.rawValue, stored.seq, stored.senderID.rawValue,
-                            stored.clientMessageID, stored.kind.rawValue, stored.text, stored.attachmentID?.rawValue, call,
-                            location, forwardedFrom, stored.createdAt.storageMillis)
-            // A new message brings a cleared conversation back; the sender has read their own message.
-            // Only the rows that change: the sender's, and those of members who had hidden the dialog.
-            try sql.send("""
-                UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END
-                WHERE dialog_id = ? AND (user_id = ? OR hidden <> 0)
-                """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue, stored.senderID.rawValue)
-            try events.store(announce, to: recipients, in: sql)
-            if let request, try Self.insertRequest(request.request, firstSeq: stored.seq, sql) {
-                try events.store(request.announce(stored), to: [request.request.to], in: sql)
-            }
-            return (stored, true)
+        try await database.write { [events] sql in
+            try Self.insert(message, announce: announce, to: recipients, opening: request, events: events, in: sql)
         }
+    }
+
+    public func appendMessage(
+        _ message: MessageRecord, announce: EncodedEvent, deciding decide: @escaping @Sendable (SendContext?) throws -> [UserID]?
+    ) async throws -> SettledMessage? {
+        try await database.write { [events] sql in
+            let context = try Self.sendContext(dialog: message.dialogID, sender: message.senderID, in: sql)
+            guard let recipients = try decide(context), let context else { return nil }
+            let (stored, isNew) = try Self.insert(message, announce: announce, to: recipients, opening: nil, events: events, in: sql)
+            return SettledMessage(message: stored, isNew: isNew, members: context.members)
+        }
+    }
+
+    /// The message (or the one stored before under its client id), its event for `recipients`
+    /// and the request it opens, in the caller's transaction.
+    private static func insert(
+        _ message: MessageRecord, announce: EncodedEvent, to recipients: [UserID], opening request: OpenedRequest?,
+        events: any TransactionalEvents, in sql: Transaction
+    ) throws -> (message: MessageRecord, isNew: Bool) {
+        let call = json(message.call), location = json(message.location), forwardedFrom = json(message.forwardedFrom)
+        // The message sent before under this client id, if any; else the dialog's counter moves
+        // on and says the new number — the update stands back when the message exists, so
+        // both go in one round trip.
+        let key: [SQLValue] = [message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue]
+        let found = try sql.query(each: [
+            SQLStatement("""
+                SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
+                """, binding: key),
+            SQLStatement("""
+                UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ? WHERE id = ? AND NOT EXISTS
+                (SELECT 1 FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?) RETURNING last_message_seq
+                """, binding: [message.createdAt.storageMillis.sqlValue, message.dialogID.rawValue.sqlValue] + key),
+        ])
+        if let existing = found[0].first { return (try decodeMessage(existing), false) }
+        guard let seq = try found[1].first?.first(as: Int64.self) else { throw ChatErrors.dialogNotFound }
+        var stored = message
+        stored.seq = seq
+        // The rest is written without waiting for each answer (`send`): one round trip on PostgreSQL.
+        try sql.send("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        stored.id.rawValue, stored.dialogID.rawValue, stored.seq, stored.senderID.rawValue,
+                        stored.clientMessageID, stored.kind.rawValue, stored.text, stored.attachmentID?.rawValue, call,
+                        location, forwardedFrom, stored.createdAt.storageMillis)
+        // A new message brings a cleared conversation back; the sender has read their own message.
+        // Only the rows that change: the sender's, and those of members who had hidden the dialog.
+        try sql.send("""
+            UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END
+            WHERE dialog_id = ? AND (user_id = ? OR hidden <> 0)
+            """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue, stored.senderID.rawValue)
+        try events.store(announce, to: recipients, in: sql)
+        if let request, try insertRequest(request.request, firstSeq: stored.seq, sql) {
+            try events.store(request.announce(stored), to: [request.request.to], in: sql)
+        }
+        return (stored, true)
     }
 
     public func message(id: MessageID) async throws -> MessageRecord? {

@@ -50,22 +50,25 @@ public struct SQLChatStore: ChatStore {
 
     public func sendContext(dialog id: DialogID, sender: UserID) async throws -> SendContext? {
         // Read where the pages are warm (on SQLite the writer's connection): every message reads this.
-        try await database.readLatest { sql in
-            // Three reads that need nothing of each other's answers: one round trip on PostgreSQL.
-            let found = try sql.query(each: [
-                SQLStatement("SELECT \(Self.dialogColumns) FROM dialogs WHERE id = ?", id.rawValue),
-                SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", id.rawValue),
-                SQLStatement("SELECT \(Self.requestColumns) FROM message_requests WHERE dialog_id = ?", id.rawValue),
-            ])
-            guard let dialog = try found[0].first.map(Self.decodeDialog) else { return nil }
-            let members = try found[1].map(Self.decodeMember)
-            let request = dialog.type == .private ? try found[2].first.map(Self.decodeRequest) : nil
-            // The sender's standing in the same snapshot (one read, not two: a hop to a storage
-            // thread and back, and on SQLite a reader's page cache, fewer per message).
-            let other = dialog.type == .private ? members.first(where: { $0.userID != sender })?.userID : nil
-            let standing = try SQLFriendStore.standing(of: sender, toward: other, in: sql)
-            return SendContext(dialog: dialog, members: members, request: request, standing: standing)
-        }
+        try await database.readLatest { sql in try Self.sendContext(dialog: id, sender: sender, in: sql) }
+    }
+
+    /// The reads of `sendContext`, in a snapshot or in the transaction that stores the message.
+    static func sendContext(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
+        // Three reads that need nothing of each other's answers: one round trip on PostgreSQL.
+        let found = try sql.query(each: [
+            SQLStatement("SELECT \(Self.dialogColumns) FROM dialogs WHERE id = ?", id.rawValue),
+            SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", id.rawValue),
+            SQLStatement("SELECT \(Self.requestColumns) FROM message_requests WHERE dialog_id = ?", id.rawValue),
+        ])
+        guard let dialog = try found[0].first.map(Self.decodeDialog) else { return nil }
+        let members = try found[1].map(Self.decodeMember)
+        let request = dialog.type == .private ? try found[2].first.map(Self.decodeRequest) : nil
+        // The sender's standing with them (one read, not two: a hop to a storage thread and
+        // back, and on SQLite a reader's page cache, fewer per message).
+        let other = dialog.type == .private ? members.first(where: { $0.userID != sender })?.userID : nil
+        let standing = try SQLFriendStore.standing(of: sender, toward: other, in: sql)
+        return SendContext(dialog: dialog, members: members, request: request, standing: standing)
     }
 
     public func privateDialog(pairKey: String) async throws -> DialogRecord? {

@@ -161,9 +161,9 @@ public struct SQLFriendStore: FriendStore {
     }
 
     /// What sending a message needs of these tables: who blocked `sender`, and how `sender` stands
-    /// to `other` (the other member of a private dialog) when there is one — read in the snapshot
-    /// of the message's other reads (`SQLChatStore.sendContext`), so a send reads once.
-    public static func standing(of sender: UserID, toward other: UserID?, in sql: Snapshot) throws -> SenderStanding {
+    /// to `other` (the other member of a private dialog) when there is one — read with the
+    /// message's other reads (`SQLChatStore.sendContext`), so a send reads once.
+    public static func standing(of sender: UserID, toward other: UserID?, in sql: some SQLQuerying) throws -> SenderStanding {
         // Who blocks the sender, and toward `other`: a block the other way and a friendship —
         // read together (one round trip on PostgreSQL).
         var statements = [SQLStatement("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)]

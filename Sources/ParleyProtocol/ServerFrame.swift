@@ -47,21 +47,26 @@ public enum ServerFrame: Sendable {
     }
 
     /// `{` + `leading` members + the members of the JSON object `fields` + `}`; nil when `fields`
-    /// is not an object.
+    /// is not an object. Works on the UTF-8 bytes: a `Character` view would break every payload
+    /// into grapheme clusters (counted again by a generic append) for a frame sent per recipient.
     private static func object(leading: String, fields: String) -> String? {
-        var inner = Substring(fields)
-        guard inner.first == "{", inner.last == "}" else { return nil }
-        inner = inner.dropFirst().dropLast()
+        let bytes = fields.utf8
+        guard bytes.first == UInt8(ascii: "{"), bytes.last == UInt8(ascii: "}") else { return nil }
+        let inner = fields[bytes.index(after: bytes.startIndex)..<bytes.index(before: bytes.endIndex)]
         var text = ""
-        text.reserveCapacity(fields.utf8.count + leading.utf8.count + 4)
-        text += "{"
-        text += leading
-        if inner.contains(where: { !$0.isWhitespace }) {
-            text += ","
-            text += inner
+        text.reserveCapacity(bytes.count + leading.utf8.count + 4)
+        text.append("{")
+        text.append(leading)
+        if inner.utf8.contains(where: { !Self.isJSONWhitespace($0) }) {
+            text.append(",")
+            text.append(contentsOf: inner)
         }
-        text += "}"
+        text.append("}")
         return text
+    }
+
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
     /// The `hello`: who this connection is, where its event sequence stands, and the TURN

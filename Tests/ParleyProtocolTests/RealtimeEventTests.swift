@@ -70,6 +70,15 @@ import Testing
         #expect(ServerFrame.eventText(type: "typing", seq: 3, payloadJSON: "[1]") == nil)
         #expect(ServerFrame.eventText(type: "typing", seq: 3, payloadJSON: "") == nil)
         #expect(ServerFrame.eventText(type: #"ty"pe"#, seq: 3, payloadJSON: "{}") == nil)
+        #expect(ServerFrame.eventText(type: "typing", seq: 3, payloadJSON: "{") == nil)
+        #expect(ServerFrame.eventText(type: "typing", seq: 3, payloadJSON: "{ \n\t}") == #"{"type":"typing","seq":3}"#)
+    }
+
+    /// The payload goes in byte for byte, whatever characters it holds.
+    @Test func aPayloadIsSplicedByteForByte() {
+        let payload = #"{"text":"e\u0301 👩‍👩‍👧 é","n":1}"#
+        #expect(ServerFrame.eventText(type: "message.new", seq: 5, payloadJSON: payload)
+                == #"{"type":"message.new","seq":5,"text":"e\u0301 👩‍👩‍👧 é","n":1}"#)
     }
 
     @Test func aMessageFrameIsWhatClientsRead() throws {

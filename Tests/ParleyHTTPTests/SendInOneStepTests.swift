@@ -1,0 +1,70 @@
+import Foundation
+@testable import ParleyChat
+import ParleyCore
+import ParleyProtocol
+import ParleyStorage
+import Testing
+
+/// A send decided in the transaction that stores it (`ChatStore.appendMessage(_:announce:deciding:)`):
+/// the decision sees the dialog's state as the write does, and a send it refuses or leaves to the
+/// step-by-step path writes nothing.
+@Suite struct SendInOneStepTests {
+    struct Refused: Error {}
+
+    @Test func aSendIsStoredOnlyWhenItsDecisionNamesTheRecipients() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test(.live) { client in
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
+            let store = SQLChatStore(database: parley.parts.database, events: parley.parts.events)
+            let events = parley.parts.events
+            let (annID, boID, dialogID) = (UserID(rawValue: ann.id), UserID(rawValue: bo.id), DialogID(rawValue: dialog))
+            let before = (ann: try await events.latestSeq(of: annID), bo: try await events.latestSeq(of: boID))
+            func record(_ clientID: String) -> MessageRecord {
+                MessageRecord(id: .generate(), dialogID: dialogID, seq: 0, senderID: annID, clientMessageID: clientID, kind: .text,
+                              text: "hi", attachmentID: nil, call: nil, createdAt: Date())
+            }
+            let announce = EncodedEvent(.typing(TypingEvent(dialogId: dialog, userId: ann.id)))
+
+            // Left to the step-by-step path, or refused: nothing stored, nobody told.
+            let seen = Seen()
+            let deferred = try await store.appendMessage(record("a"), announce: announce) { context in
+                seen.context = context
+                return nil
+            }
+            #expect(deferred == nil)
+            let members: Set<UserID> = Set(seen.context?.members.map(\.userID) ?? [])
+            #expect(members == [annID, boID])
+            #expect(seen.context?.standing.reach == .friends)
+            await #expect(throws: Refused.self) {
+                _ = try await store.appendMessage(record("b"), announce: announce) { _ in throw Refused() }
+            }
+            #expect(try await store.messages(in: dialogID, after: 0, before: nil, limit: 10).isEmpty)
+            #expect(try await store.dialog(id: dialogID)?.lastMessageSeq == 0)
+
+            // Named: stored with the next number, its event for those recipients alone.
+            let stored = try #require(try await store.appendMessage(record("c"), announce: announce) { _ in [boID] })
+            #expect(stored.isNew && stored.message.seq == 1 && stored.members.count == 2)
+            #expect(try await events.latestSeq(of: boID) == before.bo + 1)
+            #expect(try await events.latestSeq(of: annID) == before.ann)
+
+            // The same client id again: the stored message, nothing new.
+            let again = try #require(try await store.appendMessage(record("c"), announce: announce) { _ in [boID] })
+            #expect(!again.isNew && again.message.id == stored.message.id)
+            #expect(try await events.latestSeq(of: boID) == before.bo + 1)
+
+            // No such dialog: the decision is told so (and refuses).
+            let nowhere = MessageRecord(id: .generate(), dialogID: DialogID(rawValue: "nowhere"), seq: 0, senderID: annID,
+                                        clientMessageID: "d", kind: .text, text: "hi", attachmentID: nil, call: nil, createdAt: Date())
+            await #expect(throws: Refused.self) {
+                _ = try await store.appendMessage(nowhere, announce: announce) { context in
+                    if context == nil { throw Refused() }
+                    return []
+                }
+            }
+        }
+    }
+
+    final class Seen: @unchecked Sendable {   // written by the decision, read after the write returned
+        var context: SendContext?
+    }
+}
