@@ -76,16 +76,28 @@ extension SQLChatStore {
         var stored = message
         stored.seq = seq
         // The rest is written without waiting for each answer (`send`): one round trip on PostgreSQL.
-        try sql.send("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        stored.id.rawValue, stored.dialogID.rawValue, stored.seq, stored.senderID.rawValue,
-                        stored.clientMessageID, stored.kind.rawValue, stored.text, stored.attachmentID?.rawValue, call,
-                        location, forwardedFrom, stored.createdAt.storageMillis)
+        let insert = "INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        let row: [SQLValue] = [
+            stored.id.rawValue.sqlValue, stored.dialogID.rawValue.sqlValue, stored.seq.sqlValue, stored.senderID.rawValue.sqlValue,
+            stored.clientMessageID.sqlValue, stored.kind.rawValue.sqlValue, stored.text.sqlValue, stored.attachmentID?.rawValue.sqlValue ?? .null,
+            call.sqlValue, location.sqlValue, forwardedFrom.sqlValue, stored.createdAt.storageMillis.sqlValue,
+        ]
         // A new message brings a cleared conversation back; the sender has read their own message.
         // Only the rows that change: the sender's, and those of members who had hidden the dialog.
-        try sql.send("""
+        let members = """
             UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END
             WHERE dialog_id = ? AND (user_id = ? OR hidden <> 0)
-            """, stored.senderID.rawValue, stored.seq, stored.dialogID.rawValue, stored.senderID.rawValue)
+            """
+        let memberValues: [SQLValue] = [stored.senderID.rawValue.sqlValue, stored.seq.sqlValue, stored.dialogID.rawValue.sqlValue,
+                                        stored.senderID.rawValue.sqlValue]
+        if sql.kind == .postgresql {
+            // One statement, not two: each costs the server and this node a wake-up of their own.
+            try sql.send("WITH inserted AS (\(insert)) " + members, binding: row + memberValues)
+        } else {
+            // SQLite has no INSERT inside WITH (and no round trips to save).
+            try sql.send(insert, binding: row)
+            try sql.send(members, binding: memberValues)
+        }
         try events.store(announce, to: recipients, in: sql)
         if let request, try insertRequest(request.request, firstSeq: stored.seq, sql) {
             try events.store(request.announce(stored), to: [request.request.to], in: sql)

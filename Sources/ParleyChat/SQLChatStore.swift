@@ -55,21 +55,37 @@ public struct SQLChatStore: ChatStore {
 
     /// The reads of `sendContext`, in a snapshot or in the transaction that stores the message.
     static func sendContext(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
-        // Three reads that need nothing of each other's answers: one round trip on PostgreSQL.
+        // The dialog with its request (if any), and its members: two reads that need nothing of
+        // each other's answers, one round trip on PostgreSQL.
         let found = try sql.query(each: [
-            SQLStatement("SELECT \(Self.dialogColumns) FROM dialogs WHERE id = ?", id.rawValue),
+            SQLStatement("""
+                SELECT \(Self.qualifiedDialogColumns), r.from_user AS request_from, r.to_user AS request_to,
+                       r.status AS request_status, r.first_seq AS request_first_seq, r.created_at AS request_created_at
+                FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id WHERE d.id = ?
+                """, id.rawValue),
             SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", id.rawValue),
-            SQLStatement("SELECT \(Self.requestColumns) FROM message_requests WHERE dialog_id = ?", id.rawValue),
         ])
-        guard let dialog = try found[0].first.map(Self.decodeDialog) else { return nil }
+        guard let row = found[0].first else { return nil }
+        let dialog = try Self.decodeDialog(row)
         let members = try found[1].map(Self.decodeMember)
-        let request = dialog.type == .private ? try found[2].first.map(Self.decodeRequest) : nil
+        var request: MessageRequestRecord?
+        if dialog.type == .private, let from = try row.decode(column: "request_from", as: String?.self) {
+            request = MessageRequestRecord(
+                dialogID: id, from: UserID(rawValue: from),
+                to: UserID(rawValue: try row.decode(column: "request_to", as: String.self)),
+                status: MessageRequestRecord.Status(rawValue: try row.decode(column: "request_status", as: String.self)) ?? .pending,
+                firstSeq: try row.decode(column: "request_first_seq", as: Int64.self),
+                createdAt: Date(storageMillis: try row.decode(column: "request_created_at", as: Int64.self)))
+        }
         // The sender's standing with them (one read, not two: a hop to a storage thread and
         // back, and on SQLite a reader's page cache, fewer per message).
         let other = dialog.type == .private ? members.first(where: { $0.userID != sender })?.userID : nil
         let standing = try SQLFriendStore.standing(of: sender, toward: other, in: sql)
         return SendContext(dialog: dialog, members: members, request: request, standing: standing)
     }
+
+    /// `dialogColumns` of a `dialogs d` joined to a table that shares some of their names.
+    static let qualifiedDialogColumns = dialogColumns.split(separator: ", ").map { "d.\($0) AS \($0)" }.joined(separator: ", ")
 
     public func privateDialog(pairKey: String) async throws -> DialogRecord? {
         try await database.read { sql in

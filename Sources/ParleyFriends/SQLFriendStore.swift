@@ -164,20 +164,25 @@ public struct SQLFriendStore: FriendStore {
     /// to `other` (the other member of a private dialog) when there is one — read with the
     /// message's other reads (`SQLChatStore.sendContext`), so a send reads once.
     public static func standing(of sender: UserID, toward other: UserID?, in sql: some SQLQuerying) throws -> SenderStanding {
-        // Who blocks the sender, and toward `other`: a block the other way and a friendship —
-        // read together (one round trip on PostgreSQL).
+        // Who blocks the sender, and toward `other`: a block the other way and a friendship (one
+        // statement) — read together (one round trip on PostgreSQL).
         var statements = [SQLStatement("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)]
         if let other, other != sender {
             let pair = Self.pair(sender, other)
-            statements += [SQLStatement("SELECT blocker FROM blocks WHERE blocker = ? AND blocked = ?", sender.rawValue, other.rawValue),
-                           SQLStatement("SELECT 1 FROM friendships WHERE user_low = ? AND user_high = ?", pair.low, pair.high)]
+            statements.append(SQLStatement("""
+                SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?) AS blocks_other,
+                       EXISTS (SELECT 1 FROM friendships WHERE user_low = ? AND user_high = ?) AS friends
+                """, sender.rawValue, other.rawValue, pair.low, pair.high))
         }
         let found = try sql.query(each: statements)
         let blockers = Set(try found[0].map { UserID(rawValue: try $0.decode(column: "blocker", as: String.self)) })
         guard let other else { return SenderStanding(blockers: blockers, reach: nil) }
         if other == sender { return SenderStanding(blockers: blockers, reach: .friends) }
-        if blockers.contains(other) || !found[1].isEmpty { return SenderStanding(blockers: blockers, reach: .blocked) }
-        return SenderStanding(blockers: blockers, reach: found[2].isEmpty ? .notFriends : .friends)
+        guard let toward = found[1].first else { throw StorageError.unexpectedNull }   // a SELECT of two EXISTS has its row
+        let blocksOther = try toward.decode(column: "blocks_other", as: Int64.self) != 0
+        let friends = try toward.decode(column: "friends", as: Int64.self) != 0
+        if blockers.contains(other) || blocksOther { return SenderStanding(blockers: blockers, reach: .blocked) }
+        return SenderStanding(blockers: blockers, reach: friends ? .friends : .notFriends)
     }
 
     public func relationships(of viewer: UserID, to others: [UserID]) async throws -> [UserID: Relationship] {
