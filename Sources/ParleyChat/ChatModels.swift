@@ -116,8 +116,6 @@ public enum ChatRules {
     }
 }
 
-/// A message as `send` leaves it: its view, and for a new message the `message.new` event as it
-/// was encoded for the members (whose `message` is the view).
 /// A message stored by a send decided in its own transaction, with the members it read.
 public struct SettledMessage: Sendable {
     public let message: MessageRecord
@@ -125,6 +123,8 @@ public struct SettledMessage: Sendable {
     public let members: [Membership]
 }
 
+/// A message as `send` leaves it: its view, and for a new message the `message.new` event as it
+/// was encoded for the members (whose `message` is the view).
 public struct SentMessage: Sendable {
     public let view: MessageView
     public let announced: EncodedEvent?

@@ -55,7 +55,9 @@ extension ChatService {
             throw ChatErrors.dialogNotFound
         }
         let (dialog, members) = (context.dialog, context.members)
-        var (clientID, text) = try Self.checkedText(outgoing)
+        let checked = try Self.checkedText(outgoing)
+        let clientID = checked.clientID
+        var text = checked.text
         var attachmentID = outgoing.attachmentID, location = outgoing.location
         var forwardedFrom: ForwardedFrom?
         if let forwardID = outgoing.forwardMessageID {

@@ -60,7 +60,7 @@ extension SQLChatStore {
         let call = json(message.call), location = json(message.location), forwardedFrom = json(message.forwardedFrom)
         // The message sent before under this client id, if any; else the dialog's counter moves
         // on and says the new number — the update stands back when the message exists, so
-        // both go in one round trip.
+        // both go with one wait.
         let key: [SQLValue] = [message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue]
         let found = try sql.query(each: [
             SQLStatement("""
@@ -75,7 +75,7 @@ extension SQLChatStore {
         guard let seq = try found[1].first?.first(as: Int64.self) else { throw ChatErrors.dialogNotFound }
         var stored = message
         stored.seq = seq
-        // The rest is written without waiting for each answer (`send`): one round trip on PostgreSQL.
+        // The rest is written without waiting for each answer (`send`): one wait on PostgreSQL.
         let insert = "INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         let row: [SQLValue] = [
             stored.id.rawValue.sqlValue, stored.dialogID.rawValue.sqlValue, stored.seq.sqlValue, stored.senderID.rawValue.sqlValue,
@@ -94,7 +94,7 @@ extension SQLChatStore {
             // One statement, not two: each costs the server and this node a wake-up of their own.
             try sql.send("WITH inserted AS (\(insert)) " + members, binding: row + memberValues)
         } else {
-            // SQLite has no INSERT inside WITH (and no round trips to save).
+            // SQLite has no INSERT inside WITH (and no server to wake).
             try sql.send(insert, binding: row)
             try sql.send(members, binding: memberValues)
         }

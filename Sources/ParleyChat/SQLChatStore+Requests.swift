@@ -5,14 +5,15 @@ import ParleyStorage
 extension SQLChatStore {
     static let requestColumns = "dialog_id, from_user, to_user, status, first_seq, created_at"
 
-    static func decodeRequest(_ row: Row) throws -> MessageRequestRecord {
+    /// `prefix`: the columns' names in a join that renamed them (`request_` + the name).
+    static func decodeRequest(_ row: Row, prefix: String = "") throws -> MessageRequestRecord {
         MessageRequestRecord(
-            dialogID: DialogID(rawValue: try row.decode(column: "dialog_id", as: String.self)),
-            from: UserID(rawValue: try row.decode(column: "from_user", as: String.self)),
-            to: UserID(rawValue: try row.decode(column: "to_user", as: String.self)),
-            status: MessageRequestRecord.Status(rawValue: try row.decode(column: "status", as: String.self)) ?? .pending,
-            firstSeq: try row.decode(column: "first_seq", as: Int64.self),
-            createdAt: Date(storageMillis: try row.decode(column: "created_at", as: Int64.self)))
+            dialogID: DialogID(rawValue: try row.decode(column: prefix + "dialog_id", as: String.self)),
+            from: UserID(rawValue: try row.decode(column: prefix + "from_user", as: String.self)),
+            to: UserID(rawValue: try row.decode(column: prefix + "to_user", as: String.self)),
+            status: MessageRequestRecord.Status(rawValue: try row.decode(column: prefix + "status", as: String.self)) ?? .pending,
+            firstSeq: try row.decode(column: prefix + "first_seq", as: Int64.self),
+            createdAt: Date(storageMillis: try row.decode(column: prefix + "created_at", as: Int64.self)))
     }
 
     /// Records a request unless the dialog has one; whether it did.
@@ -26,7 +27,7 @@ extension SQLChatStore {
     public func messageRequest(dialog: DialogID) async throws -> MessageRequestRecord? {
         try await database.read { sql in
             try sql.first("SELECT \(Self.requestColumns) FROM message_requests WHERE dialog_id = ?", dialog.rawValue)
-                .map(Self.decodeRequest)
+                .map { try Self.decodeRequest($0) }
         }
     }
 
@@ -35,7 +36,7 @@ extension SQLChatStore {
             try sql.query("""
                 SELECT \(Self.requestColumns) FROM message_requests WHERE to_user = ? AND status = 'pending'
                 ORDER BY created_at DESC, dialog_id DESC
-                """, user.rawValue).map(Self.decodeRequest)
+                """, user.rawValue).map { try Self.decodeRequest($0) }
         }
     }
 

@@ -56,11 +56,10 @@ public struct SQLChatStore: ChatStore {
     /// The reads of `sendContext`, in a snapshot or in the transaction that stores the message.
     static func sendContext(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
         // The dialog with its request (if any), and its members: two reads that need nothing of
-        // each other's answers, one round trip on PostgreSQL.
+        // each other's answers, one wait on PostgreSQL.
         let found = try sql.query(each: [
             SQLStatement("""
-                SELECT \(Self.qualifiedDialogColumns), r.from_user AS request_from, r.to_user AS request_to,
-                       r.status AS request_status, r.first_seq AS request_first_seq, r.created_at AS request_created_at
+                SELECT \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns)
                 FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id WHERE d.id = ?
                 """, id.rawValue),
             SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", id.rawValue),
@@ -68,15 +67,9 @@ public struct SQLChatStore: ChatStore {
         guard let row = found[0].first else { return nil }
         let dialog = try Self.decodeDialog(row)
         let members = try found[1].map(Self.decodeMember)
-        var request: MessageRequestRecord?
-        if dialog.type == .private, let from = try row.decode(column: "request_from", as: String?.self) {
-            request = MessageRequestRecord(
-                dialogID: id, from: UserID(rawValue: from),
-                to: UserID(rawValue: try row.decode(column: "request_to", as: String.self)),
-                status: MessageRequestRecord.Status(rawValue: try row.decode(column: "request_status", as: String.self)) ?? .pending,
-                firstSeq: try row.decode(column: "request_first_seq", as: Int64.self),
-                createdAt: Date(storageMillis: try row.decode(column: "request_created_at", as: Int64.self)))
-        }
+        // A dialog without a request has NULLs in the request's columns.
+        let hasRequest = try row.decode(column: "request_dialog_id", as: String?.self) != nil
+        let request = dialog.type == .private && hasRequest ? try Self.decodeRequest(row, prefix: "request_") : nil
         // The sender's standing with them (one read, not two: a hop to a storage thread and
         // back, and on SQLite a reader's page cache, fewer per message).
         let other = dialog.type == .private ? members.first(where: { $0.userID != sender })?.userID : nil
@@ -86,6 +79,8 @@ public struct SQLChatStore: ChatStore {
 
     /// `dialogColumns` of a `dialogs d` joined to a table that shares some of their names.
     static let qualifiedDialogColumns = dialogColumns.split(separator: ", ").map { "d.\($0) AS \($0)" }.joined(separator: ", ")
+    /// `requestColumns` of the `message_requests r` joined to it, each named `request_` + its name.
+    static let joinedRequestColumns = requestColumns.split(separator: ", ").map { "r.\($0) AS request_\($0)" }.joined(separator: ", ")
 
     public func privateDialog(pairKey: String) async throws -> DialogRecord? {
         try await database.read { sql in

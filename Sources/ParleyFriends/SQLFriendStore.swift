@@ -165,7 +165,7 @@ public struct SQLFriendStore: FriendStore {
     /// message's other reads (`SQLChatStore.sendContext`), so a send reads once.
     public static func standing(of sender: UserID, toward other: UserID?, in sql: some SQLQuerying) throws -> SenderStanding {
         // Who blocks the sender, and toward `other`: a block the other way and a friendship (one
-        // statement) — read together (one round trip on PostgreSQL).
+        // statement) — read together (one wait on PostgreSQL).
         var statements = [SQLStatement("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)]
         if let other, other != sender {
             let pair = Self.pair(sender, other)

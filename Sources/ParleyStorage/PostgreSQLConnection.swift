@@ -78,8 +78,10 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
         return result.metadata.rows ?? 0
     }
 
-    /// Runs `statements` as one round trip: all are sent, then their answers waited for in
-    /// order (the connection runs them in the order sent). Throws the first failure.
+    /// Runs `statements` with one wait: all are handed to the connection, then their answers
+    /// waited for in order (the connection runs them in the order sent). PostgresNIO still puts
+    /// each on the wire when the one before it is answered — a round trip each for the server,
+    /// one wake-up for this thread. Throws the first failure.
     func runAll(_ statements: [SQLStatement]) throws -> [[Row]] {
         let sent = try statements.map { try start($0.sql, $0.binds) }
         var results: [[Row]] = []
@@ -99,7 +101,7 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
 
     /// Sends a statement of the open transaction whose result nobody reads, without waiting for
     /// it: the next statement queues behind it on the connection, so a write of several such
-    /// statements costs one round trip, not one each. Its failure is thrown by the next `run`
+    /// statements costs this thread one wait, not one each (see `runAll`). Its failure is thrown by the next `run`
     /// (the transaction's `COMMIT` at the latest), and so fails the transaction.
     func send(_ sql: String, _ binds: [SQLValue]) throws {
         inFlight.append(try start(sql, binds))

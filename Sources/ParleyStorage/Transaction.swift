@@ -5,8 +5,8 @@ protocol StatementRunner: AnyObject {
     /// Runs a statement whose result is not read: at once (SQLite), or sent without waiting for
     /// it, its failure thrown by the next statement that waits (PostgreSQL).
     func send(_ sql: String, _ binds: [SQLValue]) throws
-    /// Runs the statements in turn and returns each one's rows: on PostgreSQL all are sent
-    /// before the first answer is waited for (one round trip).
+    /// Runs the statements in turn and returns each one's rows: on PostgreSQL all are handed to
+    /// the connection before the first answer is waited for (one wait; see `PostgreSQLConnection`).
     func runAll(_ statements: [SQLStatement]) throws -> [[Row]]
     func execute(script: String) throws
     /// Runs an INSERT, UPDATE, DELETE or DDL statement and says how many rows it changed.
@@ -47,7 +47,7 @@ public protocol SQLQuerying {
     var kind: Database.Kind { get }
     func query(_ sql: String, binding binds: [SQLValue]) throws -> [Row]
     /// Several statements that do not depend on each other's answers, each one's rows in
-    /// order: on PostgreSQL one round trip for all of them, not one each.
+    /// order: on PostgreSQL the storage thread waits once for all of them, not once each.
     func query(each statements: [SQLStatement]) throws -> [[Row]]
 }
 
@@ -109,7 +109,7 @@ public final class Transaction: SQLQuerying {
 
     /// Runs an INSERT, UPDATE or DELETE whose outcome the closure does not read — a row that
     /// is simply written. On PostgreSQL it is sent without waiting for its answer, so several in
-    /// a row cost one round trip; if it fails, the next statement that waits (the commit at the
+    /// a row cost the storage thread one wait; if it fails, the next statement that waits (the commit at the
     /// latest) throws its error and the transaction fails as a whole. On SQLite it runs at once.
     /// Not for a statement whose error the closure means to catch (a unique key it tries).
     public func send(_ sql: String, _ binds: any SQLBindable...) throws {
