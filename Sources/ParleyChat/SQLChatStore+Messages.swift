@@ -57,52 +57,91 @@ extension SQLChatStore {
         _ message: MessageRecord, announce: EncodedEvent, to recipients: [UserID], opening request: OpenedRequest?,
         events: any TransactionalEvents, in sql: Transaction
     ) throws -> (message: MessageRecord, isNew: Bool) {
-        let call = json(message.call), location = json(message.location), forwardedFrom = json(message.forwardedFrom)
-        // The message sent before under this client id, if any; else the dialog's counter moves
-        // on and says the new number — the update stands back when the message exists, so
-        // both go with one wait.
-        let key: [SQLValue] = [message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue]
-        let found = try sql.query(each: [
-            SQLStatement("""
-                SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
-                """, binding: key),
-            SQLStatement("""
-                UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ? WHERE id = ? AND NOT EXISTS
-                (SELECT 1 FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?) RETURNING last_message_seq
-                """, binding: [message.createdAt.storageMillis.sqlValue, message.dialogID.rawValue.sqlValue] + key),
-        ])
-        if let existing = found[0].first { return (try decodeMessage(existing), false) }
-        guard let seq = try found[1].first?.first(as: Int64.self) else { throw ChatErrors.dialogNotFound }
-        var stored = message
-        stored.seq = seq
-        // The rest is written without waiting for each answer (`send`): one wait on PostgreSQL.
-        let insert = "INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-        let row: [SQLValue] = [
-            stored.id.rawValue.sqlValue, stored.dialogID.rawValue.sqlValue, stored.seq.sqlValue, stored.senderID.rawValue.sqlValue,
-            stored.clientMessageID.sqlValue, stored.kind.rawValue.sqlValue, stored.text.sqlValue, stored.attachmentID?.rawValue.sqlValue ?? .null,
-            call.sqlValue, location.sqlValue, forwardedFrom.sqlValue, stored.createdAt.storageMillis.sqlValue,
-        ]
-        // A new message brings a cleared conversation back; the sender has read their own message.
-        // Only the rows that change: the sender's, and those of members who had hidden the dialog.
-        let members = """
-            UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END
-            WHERE dialog_id = ? AND (user_id = ? OR hidden <> 0)
-            """
-        let memberValues: [SQLValue] = [stored.senderID.rawValue.sqlValue, stored.seq.sqlValue, stored.dialogID.rawValue.sqlValue,
-                                        stored.senderID.rawValue.sqlValue]
-        if sql.kind == .postgresql {
-            // One statement, not two: each costs the server and this node a wake-up of their own.
-            try sql.send("WITH inserted AS (\(insert)) " + members, binding: row + memberValues)
-        } else {
-            // SQLite has no INSERT inside WITH (and no server to wake).
-            try sql.send(insert, binding: row)
-            try sql.send(members, binding: memberValues)
+        var stored: MessageRecord
+        switch sql.kind == .postgresql ? try writeInOneStatement(message, sql) : try write(message, sql) {
+        case .existing(let existing): return (existing, false)
+        case .numbered(let seq):
+            stored = message
+            stored.seq = seq
         }
         try events.store(announce, to: recipients, in: sql)
         if let request, try insertRequest(request.request, firstSeq: stored.seq, sql) {
             try events.store(request.announce(stored), to: [request.request.to], in: sql)
         }
         return (stored, true)
+    }
+
+    /// What writing a message found: the one sent before under its client id, or the number the
+    /// new one got.
+    private enum Written {
+        case existing(MessageRecord)
+        case numbered(Int64)
+    }
+
+    /// The message's row, with the number the dialog's counter moves on to, and its members'
+    /// rows it changes: a new message brings a cleared conversation back, and the sender has read
+    /// their own message (only the rows that change: the sender's, and those of members who had
+    /// hidden the dialog). Nothing when a message was sent before under this client id.
+    private static func write(_ message: MessageRecord, _ sql: Transaction) throws -> Written {
+        let key: [SQLValue] = [message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue]
+        if let existing = try sql.query("""
+            SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
+            """, binding: key).first {
+            return .existing(try decodeMessage(existing))
+        }
+        guard let seq = try sql.scalar("""
+            UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ? WHERE id = ? RETURNING last_message_seq
+            """, message.createdAt.storageMillis, message.dialogID.rawValue, as: Int64.self)
+        else { throw ChatErrors.dialogNotFound }
+        try sql.send("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", binding: [
+            message.id.rawValue.sqlValue, message.dialogID.rawValue.sqlValue, seq.sqlValue, message.senderID.rawValue.sqlValue,
+            message.clientMessageID.sqlValue, message.kind.rawValue.sqlValue, message.text.sqlValue,
+            message.attachmentID?.rawValue.sqlValue ?? .null, json(message.call).sqlValue, json(message.location).sqlValue,
+            json(message.forwardedFrom).sqlValue, message.createdAt.storageMillis.sqlValue,
+        ])
+        try sql.send("""
+            UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END
+            WHERE dialog_id = ? AND (user_id = ? OR hidden <> 0)
+            """, binding: [message.senderID.rawValue.sqlValue, seq.sqlValue, message.dialogID.rawValue.sqlValue,
+                           message.senderID.rawValue.sqlValue])
+        return .numbered(seq)
+    }
+
+    /// `write` as one statement, for PostgreSQL: each statement is a round trip there, waking the
+    /// server and this node (SQLite has no INSERT or UPDATE inside WITH). The counter moves only
+    /// when no message was sent under the client id; the message's row is inserted, and the
+    /// members' rows changed, only when it moved. One row back: the earlier message's columns,
+    /// or the new number (`new_seq`), or neither when there is no such dialog.
+    private static func writeInOneStatement(_ message: MessageRecord, _ sql: Transaction) throws -> Written {
+        let earlier = messageColumns.split(separator: ", ").map { "e.\($0) AS \($0)" }.joined(separator: ", ")
+        // The nullable columns are cast: PostgreSQL cannot tell a NULL's type in a SELECT list.
+        let row = try sql.query("""
+            WITH existing AS (
+                SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?),
+            bumped AS (
+                UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ?
+                WHERE id = ? AND NOT EXISTS (SELECT 1 FROM existing) RETURNING last_message_seq),
+            inserted AS (
+                INSERT INTO messages (\(Self.messageColumns))
+                SELECT ?, ?, last_message_seq, ?, ?, ?, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT),
+                       CAST(? AS TEXT), ? FROM bumped
+                RETURNING seq),
+            members AS (
+                UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN inserted.seq ELSE read_seq END
+                FROM inserted WHERE dialog_id = ? AND (user_id = ? OR hidden <> 0))
+            SELECT \(earlier), i.seq AS new_seq FROM (SELECT 1 AS one) AS one LEFT JOIN existing e ON TRUE LEFT JOIN inserted i ON TRUE
+            """, binding: [
+                message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue,
+                message.createdAt.storageMillis.sqlValue, message.dialogID.rawValue.sqlValue,
+                message.id.rawValue.sqlValue, message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue,
+                message.clientMessageID.sqlValue, message.kind.rawValue.sqlValue, message.text.sqlValue,
+                message.attachmentID?.rawValue.sqlValue ?? .null, json(message.call).sqlValue, json(message.location).sqlValue,
+                json(message.forwardedFrom).sqlValue, message.createdAt.storageMillis.sqlValue,
+                message.senderID.rawValue.sqlValue, message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue,
+            ]).first
+        if let seq = try row?.decode(column: "new_seq", as: Int64?.self) { return .numbered(seq) }
+        guard let row, try row.decode(column: "id", as: String?.self) != nil else { throw ChatErrors.dialogNotFound }
+        return .existing(try decodeMessage(row))
     }
 
     public func message(id: MessageID) async throws -> MessageRecord? {

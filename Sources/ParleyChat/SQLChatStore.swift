@@ -32,14 +32,15 @@ public struct SQLChatStore: ChatStore {
 
     static let memberColumns = "dialog_id, user_id, joined_at, read_seq, cleared_seq, hidden"
 
-    static func decodeMember(_ row: Row) throws -> Membership {
+    /// `prefix`: the columns' names in a join that renamed them (`member_` + the name).
+    static func decodeMember(_ row: Row, prefix: String = "") throws -> Membership {
         Membership(
-            dialogID: DialogID(rawValue: try row.decode(column: "dialog_id", as: String.self)),
-            userID: UserID(rawValue: try row.decode(column: "user_id", as: String.self)),
-            joinedAt: Date(storageMillis: try row.decode(column: "joined_at", as: Int64.self)),
-            readSeq: try row.decode(column: "read_seq", as: Int64.self),
-            clearedSeq: try row.decode(column: "cleared_seq", as: Int64.self),
-            hidden: try row.decode(column: "hidden", as: Int.self) != 0)
+            dialogID: DialogID(rawValue: try row.decode(column: prefix + "dialog_id", as: String.self)),
+            userID: UserID(rawValue: try row.decode(column: prefix + "user_id", as: String.self)),
+            joinedAt: Date(storageMillis: try row.decode(column: prefix + "joined_at", as: Int64.self)),
+            readSeq: try row.decode(column: prefix + "read_seq", as: Int64.self),
+            clearedSeq: try row.decode(column: prefix + "cleared_seq", as: Int64.self),
+            hidden: try row.decode(column: prefix + "hidden", as: Int.self) != 0)
     }
 
     public func dialog(id: DialogID) async throws -> DialogRecord? {
@@ -53,34 +54,41 @@ public struct SQLChatStore: ChatStore {
         try await database.readLatest { sql in try Self.sendContext(dialog: id, sender: sender, in: sql) }
     }
 
-    /// The reads of `sendContext`, in a snapshot or in the transaction that stores the message.
+    /// The reads of `sendContext`, in a snapshot or in the transaction that stores the message:
+    /// one statement — the dialog joined to its request (if any) and to each member, each member's
+    /// row with the sender's standing toward them (`SQLFriendStore.standingColumns`). A dialog
+    /// without members still has its row (the members' columns NULL).
     static func sendContext(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
-        // The dialog with its request (if any), and its members: two reads that need nothing of
-        // each other's answers, one wait on PostgreSQL.
-        let found = try sql.query(each: [
-            SQLStatement("""
-                SELECT \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns)
-                FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id WHERE d.id = ?
-                """, id.rawValue),
-            SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", id.rawValue),
-        ])
-        guard let row = found[0].first else { return nil }
-        let dialog = try Self.decodeDialog(row)
-        let members = try found[1].map(Self.decodeMember)
-        // A dialog without a request has NULLs in the request's columns.
-        let hasRequest = try row.decode(column: "request_dialog_id", as: String?.self) != nil
-        let request = dialog.type == .private && hasRequest ? try Self.decodeRequest(row, prefix: "request_") : nil
-        // The sender's standing with them (one read, not two: a hop to a storage thread and
-        // back, and on SQLite a reader's page cache, fewer per message).
-        let other = dialog.type == .private ? members.first(where: { $0.userID != sender })?.userID : nil
-        let standing = try SQLFriendStore.standing(of: sender, toward: other, in: sql)
-        return SendContext(dialog: dialog, members: members, request: request, standing: standing)
+        let standing = SQLFriendStore.standingColumns(of: sender, member: "m.user_id", toward: "d.type = 'private'")
+        let rows = try sql.query("""
+            SELECT \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns), \(Self.joinedMemberColumns), \(standing.sql)
+            FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id LEFT JOIN dialog_members m ON m.dialog_id = d.id
+            WHERE d.id = ? ORDER BY m.joined_at
+            """, binding: standing.binds + [.text(id.rawValue)])
+        guard let first = rows.first else { return nil }
+        let dialog = try Self.decodeDialog(first)
+        // A dialog without a request has NULLs in the request's columns, one without members in theirs.
+        let hasRequest = try first.decode(column: "request_dialog_id", as: String?.self) != nil
+        let request = dialog.type == .private && hasRequest ? try Self.decodeRequest(first, prefix: "request_") : nil
+        var members: [(member: UserID, row: Row)] = []
+        var memberships: [Membership] = []
+        for row in rows {
+            guard try row.decode(column: "member_user_id", as: String?.self) != nil else { continue }
+            let membership = try Self.decodeMember(row, prefix: "member_")
+            memberships.append(membership)
+            members.append((membership.userID, row))
+        }
+        let other = dialog.type == .private ? memberships.first(where: { $0.userID != sender })?.userID : nil
+        let standingOfSender = try SQLFriendStore.standing(of: sender, toward: other, in: members)
+        return SendContext(dialog: dialog, members: memberships, request: request, standing: standingOfSender)
     }
 
     /// `dialogColumns` of a `dialogs d` joined to a table that shares some of their names.
     static let qualifiedDialogColumns = dialogColumns.split(separator: ", ").map { "d.\($0) AS \($0)" }.joined(separator: ", ")
     /// `requestColumns` of the `message_requests r` joined to it, each named `request_` + its name.
     static let joinedRequestColumns = requestColumns.split(separator: ", ").map { "r.\($0) AS request_\($0)" }.joined(separator: ", ")
+    /// `memberColumns` of the `dialog_members m` joined to it, each named `member_` + its name.
+    static let joinedMemberColumns = memberColumns.split(separator: ", ").map { "m.\($0) AS member_\($0)" }.joined(separator: ", ")
 
     public func privateDialog(pairKey: String) async throws -> DialogRecord? {
         try await database.read { sql in
@@ -153,14 +161,14 @@ public struct SQLChatStore: ChatStore {
     public func membership(_ user: UserID, in dialog: DialogID) async throws -> Membership? {
         try await database.read { sql in
             try sql.first("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? AND user_id = ?",
-                          dialog.rawValue, user.rawValue).map(Self.decodeMember)
+                          dialog.rawValue, user.rawValue).map { try Self.decodeMember($0) }
         }
     }
 
     public func members(of dialog: DialogID) async throws -> [Membership] {
         try await database.read { sql in
             try sql.query("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", dialog.rawValue)
-                .map(Self.decodeMember)
+                .map { try Self.decodeMember($0) }
         }
     }
 
