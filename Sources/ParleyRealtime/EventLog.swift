@@ -77,33 +77,25 @@ public final class EventLog: EventPublisher, Sendable {
 
     /// The same, inside the caller's transaction `sql`.
     func append(_ encoded: EncodedEvent, to users: [UserID], exceptSession: SessionID?, in sql: Transaction) throws -> [StoredEvent] {
-        let now = clock.now()
-        let event = encoded.event, type = event.type, payload = encoded.payloadJSON
-        // Each recipient once, in one order for every transaction: the upsert takes the heads'
-        // row locks in the order of its rows, and two transactions that took shared heads in
-        // opposite orders would deadlock each other (PostgreSQL breaks that after a second).
-        let recipients = Set(users).sorted { $0.rawValue < $1.rawValue }
-        guard !recipients.isEmpty else { return [] }
-        let heads = Array(repeating: "(?, 1)", count: recipients.count).joined(separator: ", ")
-        let upsert = """
-            INSERT INTO user_event_heads (user_id, last_seq) VALUES \(heads)
-            ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + 1
-            RETURNING user_id, last_seq
-            """
-        let except: SQLValue = exceptSession.map { .text($0.rawValue) } ?? .null
-        let numbered: [Row]
+        guard !users.isEmpty else { return [] }
         if sql.kind == .postgresql {
             // One statement (and round trip) numbers and stores: the heads' row locks are held
             // from here to the commit, the next round trip, and no longer.
-            numbered = try sql.query("""
-                WITH heads AS (\(upsert))
-                INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session)
-                SELECT user_id, last_seq, ?, ?, ?, ? FROM heads RETURNING user_id, seq AS last_seq
-                """, binding: recipients.map(\.rawValue.sqlValue) + [.text(type), .text(payload), .integer(now.storageMillis), except])
-        } else {
-            // SQLite has no INSERT inside WITH: the numbers, then the rows (in-process, no round trips).
-            numbered = try sql.query(upsert, binding: recipients.map(\.rawValue.sqlValue))
+            let clauses = clauses(storing: encoded, to: users, when: "TRUE", exceptSession: exceptSession)
+            let rows = try sql.query("WITH \(clauses.sql) SELECT \(EventClauses.columns) FROM \(EventClauses.table)",
+                                     binding: clauses.binds)
+            return try events(clauses, rows)
         }
+        // SQLite has no INSERT inside WITH: the numbers, then the rows (in-process, no round trips).
+        let now = clock.now()
+        let event = encoded.event, type = event.type, payload = encoded.payloadJSON
+        let recipients = Self.ordered(users)
+        let heads = Array(repeating: "(?, 1)", count: recipients.count).joined(separator: ", ")
+        let numbered = try sql.query("""
+            INSERT INTO user_event_heads (user_id, last_seq) VALUES \(heads)
+            ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + 1
+            RETURNING user_id, last_seq
+            """, binding: recipients.map(\.rawValue.sqlValue))
         var numbers: [String: Int64] = [:]
         for row in numbered {
             numbers[try row.decode(column: "user_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self)
@@ -112,16 +104,62 @@ public final class EventLog: EventPublisher, Sendable {
             guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
             return StoredEvent(userID: user, seq: seq, event: event, createdAt: now, exceptSession: exceptSession, payloadJSON: payload)
         }
-        if sql.kind == .sqlite {
-            let binds = stored.flatMap { event -> [SQLValue] in
-                [.text(event.userID.rawValue), .integer(event.seq), .text(type), .text(payload), .integer(now.storageMillis), except]
-            }
-            let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: recipients.count).joined(separator: ", ")
-            try sql.send("""
-                INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session) VALUES \(values)
-                """, binding: binds)
+        let except: SQLValue = exceptSession.map { .text($0.rawValue) } ?? .null
+        let binds = stored.flatMap { event -> [SQLValue] in
+            [.text(event.userID.rawValue), .integer(event.seq), .text(type), .text(payload), .integer(now.storageMillis), except]
         }
+        let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: recipients.count).joined(separator: ", ")
+        try sql.send("""
+            INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session) VALUES \(values)
+            """, binding: binds)
         return stored
+    }
+
+    /// Each recipient once, in one order for every transaction: the upsert takes the heads' row
+    /// locks in the order of its rows, and two transactions that took shared heads in opposite
+    /// orders would deadlock each other (PostgreSQL breaks that after a second).
+    static func ordered(_ users: [UserID]) -> [UserID] {
+        Set(users).sorted { $0.rawValue < $1.rawValue }
+    }
+
+    /// The clauses of a `WITH` (PostgreSQL) that move each recipient's head on — only when
+    /// `condition` holds — and store the event under the numbers it returns.
+    func clauses(storing encoded: EncodedEvent, to users: [UserID], when condition: String, exceptSession: SessionID?) -> EventClauses {
+        let now = clock.now(), recipients = Self.ordered(users), table = EventClauses.table
+        guard !recipients.isEmpty else {
+            return EventClauses(sql: "\(table) AS (SELECT CAST(NULL AS TEXT) AS user_id, CAST(NULL AS BIGINT) AS seq WHERE 1 = 0)", binds: [],
+                                event: encoded, recipients: [], createdAt: now, exceptSession: exceptSession)
+        }
+        let values = Array(repeating: "(?)", count: recipients.count).joined(separator: ", ")
+        let sql = """
+            event_heads AS (
+                INSERT INTO user_event_heads (user_id, last_seq)
+                SELECT user_id, 1 FROM (VALUES \(values)) AS recipients (user_id) WHERE \(condition)
+                ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + 1 RETURNING user_id, last_seq),
+            \(table) AS (
+                INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session)
+                SELECT user_id, last_seq, ?, ?, ?, CAST(? AS TEXT) FROM event_heads RETURNING user_id, seq)
+            """
+        let binds = recipients.map(\.rawValue.sqlValue) + [
+            .text(encoded.event.type), .text(encoded.payloadJSON), .integer(now.storageMillis), exceptSession.map { .text($0.rawValue) } ?? .null,
+        ]
+        return EventClauses(sql: sql, binds: binds, event: encoded, recipients: recipients, createdAt: now, exceptSession: exceptSession)
+    }
+
+    /// The events `clauses` stored, read from their statement's rows (`EventClauses.columns`):
+    /// one for every recipient, or none when their condition did not hold.
+    func events(_ clauses: EventClauses, _ rows: [Row]) throws -> [StoredEvent] {
+        var numbers: [String: Int64] = [:]
+        for row in rows {
+            guard let user = try row.decode(column: "event_user_id", as: String?.self) else { continue }
+            numbers[user] = try row.decode(column: "event_seq", as: Int64.self)
+        }
+        if numbers.isEmpty { return [] }
+        return try clauses.recipients.map { user in
+            guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
+            return StoredEvent(userID: user, seq: seq, event: clauses.event.event, createdAt: clauses.createdAt,
+                               exceptSession: clauses.exceptSession, payloadJSON: clauses.event.payloadJSON)
+        }
     }
 
     /// The newest number in `user`'s sequence (0 before any event).
@@ -178,7 +216,19 @@ public enum RealtimeErrors {
 
 extension EventLog: TransactionalEvents {
     public func store(_ event: EncodedEvent, to users: [UserID], in transaction: Transaction) throws {
-        let stored = try append(event, to: users, exceptSession: nil, in: transaction)
+        delivered(try append(event, to: users, exceptSession: nil, in: transaction), after: transaction)
+    }
+
+    public func clauses(storing event: EncodedEvent, to users: [UserID], when condition: String) -> EventClauses {
+        clauses(storing: event, to: users, when: condition, exceptSession: nil)
+    }
+
+    public func stored(_ clauses: EventClauses, rows: [Row], in transaction: Transaction) throws {
+        delivered(try events(clauses, rows), after: transaction)
+    }
+
+    private func delivered(_ stored: [StoredEvent], after transaction: Transaction) {
+        guard !stored.isEmpty else { return }
         transaction.afterCommit { [self] in
             fanout.committed(stored)
             notify(stored)

@@ -78,6 +78,17 @@ public final class Database: Sendable {
         return value
     }
 
+    /// `write` for a closure that reads, then changes the database with at most one statement:
+    /// on PostgreSQL without `BEGIN` and `COMMIT` — each statement commits on its own as it
+    /// finishes, two round trips fewer — so no failure can leave part of the work committed.
+    /// Its reads see what was committed when each ran, as `write`'s do at READ COMMITTED. On
+    /// SQLite it is `write`. Returns after the change is committed and the `afterCommit` actions ran.
+    public func writeAutocommit<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
+        let (value, actions) = try await engine.writeAutocommit(body)
+        for action in actions { action() }
+        return value
+    }
+
     /// Runs `body` on a read-only snapshot of the last commit.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
         try await engine.read(body)

@@ -6,8 +6,8 @@ import PostgresNIO
 
 /// The engine behind `Database` on PostgreSQL: a pool of threads, each owning one connection,
 /// taking whole transactions from one queue. A write is `BEGIN`, the closure's statements (each a
-/// blocking round trip), `COMMIT`; it is retried (closure and all, up to three times) when the
-/// server picks it as a deadlock victim. A read is a `REPEATABLE READ, READ ONLY` transaction, so
+/// blocking round trip), `COMMIT` (an autocommit write: the statements alone); it is retried
+/// (closure and all, up to three times) when the server picks it as a deadlock victim. A read is a `REPEATABLE READ, READ ONLY` transaction, so
 /// every statement of the closure sees one snapshot, as on SQLite. `BEGIN` (or a read's `START`)
 /// is sent without waiting for it, ahead of the first statement, and a read's `COMMIT` too:
 /// a one-statement read costs one wait, not three, and a write one less. Writes run side by side at
@@ -62,6 +62,15 @@ final class PostgreSQLEngine: StorageEngine {
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void]) {
+        try await write(bracketed: true, body)
+    }
+
+    func writeAutocommit<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void]) {
+        try await write(bracketed: false, body)
+    }
+
+    private func write<T: Sendable>(bracketed: Bool, _ body: @escaping @Sendable (Transaction) throws -> T) async throws
+        -> (T, [@Sendable () -> Void]) {
         let box = ResultBox<T>()
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
             let job = WriteJob(
@@ -69,7 +78,8 @@ final class PostgreSQLEngine: StorageEngine {
                     box.value = try body(transaction)
                     box.actions = transaction.afterCommitActions
                 },
-                finish: { continuation.resume(with: $0) })
+                finish: { continuation.resume(with: $0) },
+                bracketed: bracketed)
             if !jobs.submit(.write(job)) { continuation.resume(throwing: StorageError.closed) }
         }
         return (box.value!, box.actions)
@@ -130,14 +140,18 @@ final class PostgreSQLEngine: StorageEngine {
             // (the `COMMIT` at the latest) throws the failure of any of them.
             let transaction = Transaction(kind: .postgresql, runner: connection)
             do {
-                try connection.send("BEGIN", [])
+                if job.bracketed { try connection.send("BEGIN", []) }
                 try job.run(transaction)
                 transaction.close()
-                _ = try connection.run("COMMIT", [])
+                if job.bracketed {
+                    _ = try connection.run("COMMIT", [])
+                } else {
+                    try connection.settle()   // what was only sent has committed (or failed) by now
+                }
                 return
             } catch {
                 transaction.close()
-                _ = try? connection.run("ROLLBACK", [])
+                if job.bracketed { _ = try? connection.run("ROLLBACK", []) }
                 try? connection.settle()   // nothing sent for this transaction is left for the next
                 if let failure = error as? PostgreSQLError, failure.isRetryable, attempt < attempts {
                     attempt += 1

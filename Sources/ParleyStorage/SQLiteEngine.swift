@@ -9,10 +9,16 @@ protocol StorageEngine: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T
     /// A read of everything committed so far, where the pages are warm (see `Database.readLatest`).
     func readLatest<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T
+    /// A write whose statements each commit on their own (see `Database.writeAutocommit`).
+    func writeAutocommit<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void])
     func close() async
 }
 
 extension StorageEngine {
+    func writeAutocommit<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void]) {
+        try await write(body)
+    }
+
     func readLatest<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
         try await read(body)
     }
@@ -23,6 +29,9 @@ extension StorageEngine {
 struct WriteJob {
     let run: (Transaction) throws -> Void
     let finish: (Result<Void, any Error>) -> Void
+    /// False: the statements commit one by one, without `BEGIN` and `COMMIT` around them
+    /// (`Database.writeAutocommit`, PostgreSQL).
+    var bracketed = true
 }
 
 struct ReadJob {

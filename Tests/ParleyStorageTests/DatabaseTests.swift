@@ -133,6 +133,41 @@ import Testing
         await cleanup()
     }
 
+    /// `writeAutocommit`: what its closure read and changed is committed, and its after-commit
+    /// actions run; on PostgreSQL without a transaction around it — a statement that failed
+    /// leaves no transaction open (the next writes on every connection of the pool commit), and
+    /// one that finished before a later failure stays (the reason it is for one change only).
+    @Test(arguments: TestEngine.allCases)
+    func anAutocommitWriteCommitsItsChangeAndLeavesNoTransactionOpen(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
+        let ran = Mutex(false)
+        let seen = try await database.writeAutocommit { sql in
+            let before = try sql.scalar("SELECT COUNT(*) FROM items", as: Int.self)
+            try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", 1, "one")
+            sql.afterCommit { ran.withLock { $0 = true } }
+            return before
+        }
+        #expect(seen == 0 && ran.withLock { $0 })
+        let failure = await #expect(throws: (any Error).self) {
+            try await database.writeAutocommit { sql in
+                try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", 2, "two")
+                try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", 1, "again")   // n = 1 is taken
+            }
+        }
+        #expect(Self.isConstraintViolation(failure))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 20..<30 {
+                group.addTask { _ = try await database.write { try $0.execute("INSERT INTO items (n, label) VALUES (?, ?)", n, "after") } }
+            }
+            try await group.waitForAll()
+        }
+        let numbers = try await database.read { try $0.query("SELECT n FROM items ORDER BY n").map { try $0.first(as: Int.self) } }
+        // SQLite's autocommit write is a transaction: the failure undid the row before it.
+        #expect(numbers == (engine == .postgresql ? [1, 2] : [1]) + Array(20..<30))
+        try await database.close()
+        await cleanup()
+    }
+
     /// Several reads at once (`query(each:)`): each statement's own rows, in order, in a read and
     /// in a write (after statements only sent); a statement that fails throws its own error.
     @Test(arguments: TestEngine.allCases)
