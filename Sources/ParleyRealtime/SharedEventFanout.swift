@@ -40,6 +40,19 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     /// The newest number announced for a user connected here whose first connection has not yet
     /// said where it starts: read from the table once it has.
     private var unstarted: [UserID: Int64] = [:]
+    /// Events of users connected here that follow a number not yet announced to this node —
+    /// another node's commit whose wake-up is on its way (this node's own commit of the next
+    /// number came first) — kept until it comes, so the gap costs no read; read from the table
+    /// when it has not come within `gapWait`.
+    private var held: [UserID: Held] = [:]
+    private var recheckQueued = false
+    let gapWait: Duration
+
+    struct Held {
+        var stored: [Int64: StoredEvent]
+        var last: Int64
+        let since: ContinuousClock.Instant
+    }
 
     enum Work {
         case local([StoredEvent])
@@ -50,10 +63,14 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
         case connected(UserID, after: Int64)
         /// The listening connection was lost and is back: wake-ups in between were missed.
         case catchUp
+        /// Held events' wait may be over (`held`).
+        case recheck
     }
 
-    public init(hub: EventHub, database: Database, logger: Logger) {
+    /// `gapWait`: how long events wait for the wake-up of a lower number before it is read (`held`).
+    public init(hub: EventHub, database: Database, gapWait: Duration = .milliseconds(50), logger: Logger) {
         self.hub = hub
+        self.gapWait = gapWait
         self.database = database
         self.logger = logger
         let node = UUID().uuidString.lowercased()
@@ -81,8 +98,10 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     /// connection was lost.
     public func run(read: @escaping @Sendable (UserID, Int64, Int) async throws -> [StoredEvent]) async throws {
         let node = node
+        let own = node + "\n"
         try await database.listen(Self.channel, reconnected: { [weak self] in self?.enqueue(.catchUp) }) { [weak self] payload in
-            guard let self, let wakeUp = WakeUp.parse(payload), wakeUp.node != node else { return }
+            // This node's own wake-ups come back too: passed over before anything is parsed.
+            guard let self, !payload.hasPrefix(own), let wakeUp = WakeUp.parse(payload), wakeUp.node != node else { return }
             announced(wakeUp)
         }
         for await _ in rings {
@@ -139,18 +158,24 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     }
 
     /// The wake-ups not yet sent, and the task that sends them: what commits while one
-    /// `pg_notify` is on its way goes in the next, so a node sends one per round trip, not one
-    /// per commit (each is a transaction of its own on the server, under its notify lock).
+    /// `pg_notify` is on its way goes in the next, and one goes at most every `spacing` — so a
+    /// busy node sends a few hundred a second, not one per commit (each is a transaction of its
+    /// own on the server, under its notify lock, and wakes every node's listening connection).
+    /// A wake-up after a quiet spell goes at once.
     final class WakeUps: Sendable {
         private let parts = Mutex<[WakeUp.Part]>([])
         private let bell: AsyncStream<Void>.Continuation
+        static let spacing: Duration = .milliseconds(2)
 
         init(node: String, database: Database, logger: Logger) {
             let (rings, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
             self.bell = bell
             // Holds this object until `stop` ends the rings.
             Task { [self] in
+                var sent: ContinuousClock.Instant?
                 for await _ in rings {
+                    if let sent, ContinuousClock.now < sent + Self.spacing { try? await Task.sleep(until: sent + Self.spacing) }
+                    sent = .now
                     let taken = parts.withLock { parts in
                         defer { parts.removeAll(keepingCapacity: true) }
                         return parts
@@ -186,12 +211,15 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
         }
     }
 
-    /// What a batch asks for one user: the highest number announced, the lowest, and the events
-    /// this node committed itself (no read needed when they follow on from the cursor).
+    /// What a batch asks for one user: the highest number announced, the lowest, the events
+    /// in hand (this node's commits, those a wake-up carried, those held) — no read needed when
+    /// they follow on from the cursor — and whether some were announced by their numbers alone.
     struct Wanted {
         var first: Int64
         var last: Int64
         var stored: [Int64: StoredEvent] = [:]
+        var numbersOnly = false
+        var heldSince: ContinuousClock.Instant?
     }
 
     /// Hands each user in `batch` their events up to the last announced, after the last one handed:
@@ -214,14 +242,24 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                 }
             case .remote(let user, let first, let last):
                 want(user, first, last)
+                wanted[user]!.numbersOnly = true
             case .connected(let user, let after):
                 guard cursors[user] == nil, hub.isOnline(user) else { continue }   // already started here
                 cursors[user] = after
                 if let announced = unstarted.removeValue(forKey: user), announced > after { want(user, after + 1, announced) }
             case .catchUp:
                 continue
+            case .recheck:
+                recheckQueued = false
             }
         }
+        for (user, kept) in held {
+            want(user, kept.stored.keys.min() ?? kept.last, kept.last)
+            wanted[user]!.stored.merge(kept.stored) { new, _ in new }
+            wanted[user]!.heldSince = kept.since
+        }
+        held = [:]
+        let now = ContinuousClock.now
         var ranges: [StoredEvent.Range] = []
         for (user, asked) in wanted {
             guard hub.isOnline(user) else {
@@ -237,8 +275,18 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
             let own = asked.last - cursor <= asked.stored.count ? (cursor + 1...asked.last).compactMap { asked.stored[$0] } : []
             if !own.isEmpty, own.count == Int(asked.last - cursor) {
                 hand(own, to: user, after: cursor, through: asked.last)
+            } else if !asked.numbersOnly, asked.last - cursor <= 256, now < (asked.heldSince ?? now) + gapWait {
+                // A lower number's wake-up is on its way: wait for it rather than read.
+                held[user] = Held(stored: asked.stored.filter { $0.key > cursor }, last: asked.last, since: asked.heldSince ?? now)
             } else {
                 ranges.append(.init(user: user, after: cursor, through: asked.last))
+            }
+        }
+        if !held.isEmpty, !recheckQueued {
+            recheckQueued = true
+            Task { [weak self, gapWait] in
+                try? await Task.sleep(for: gapWait)
+                self?.enqueue(.recheck)
             }
         }
         guard !ranges.isEmpty else { return }

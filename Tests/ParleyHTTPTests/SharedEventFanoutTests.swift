@@ -17,6 +17,7 @@ import Testing
     /// hub of its own, Ann's device on node 1's), and an event log whose commits `body` hands to
     /// them itself (`Commits.take`).
     static func twoFanouts(
+        gapWait: Duration = .milliseconds(50),
         _ body: @escaping @Sendable (_ ann: UserID, _ log: EventLog, _ commits: Commits, _ one: SharedEventFanout,
                                      _ two: SharedEventFanout, _ device: Device, _ database: Database) async throws -> Void
     ) async throws {
@@ -34,8 +35,8 @@ import Testing
             let commits = Commits()
             let log = EventLog(database: database, hub: EventHub(), fanout: commits, clock: node.clock, retention: 86_400, logger: logger)
             let hubOne = EventHub()
-            let one = SharedEventFanout(hub: hubOne, database: database, logger: logger)
-            let two = SharedEventFanout(hub: EventHub(), database: database, logger: logger)
+            let one = SharedEventFanout(hub: hubOne, database: database, gapWait: gapWait, logger: logger)
+            let two = SharedEventFanout(hub: EventHub(), database: database, gapWait: gapWait, logger: logger)
             let running = [one, two].map { fanout in Task { try await fanout.run { _, _, _ in [] } } }
             defer {
                 for fanout in [one, two] { fanout.stop() }
@@ -109,6 +110,26 @@ import Testing
             #expect(try await device.received(2) == [Int(latest) + 1, Int(latest) + 2])
             two.committed(made[0])   // its wake-up reaches node 1 now
             #expect(try await device.received(2, settle: .milliseconds(500)) == [Int(latest) + 1, Int(latest) + 2])
+        }
+    }
+
+    /// The same gap, its wake-up coming while node 1 still waits for it: L+2 is held, not read,
+    /// and handed after L+1 once that comes — shown by emptying the table before either is
+    /// handed on (a read would find nothing, and the phone would get neither).
+    @Test func aGapThatAWakeUpOnItsWayFillsIsNotRead() async throws {
+        try await Self.twoFanouts(gapWait: .seconds(30)) { ann, log, commits, one, two, device, database in
+            let latest = try await log.latestSeq(of: ann)
+            one.connected(ann, after: latest)
+            await Self.publish(log, to: ann)
+            await Self.publish(log, to: ann)
+            let made = commits.take()
+            try #require(made.map { $0.map(\.seq) } == [[latest + 1], [latest + 2]])
+            try await database.write { try $0.execute("DELETE FROM user_events WHERE user_id = ?", ann.rawValue) }
+
+            one.committed(made[1])
+            #expect(try await device.received(0, settle: .milliseconds(300)) == [], "L+2 waits for L+1")
+            two.committed(made[0])
+            #expect(try await device.received(2) == [Int(latest) + 1, Int(latest) + 2])
         }
     }
 

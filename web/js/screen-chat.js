@@ -166,11 +166,6 @@ export async function render(el, { args }) {
       if (messages.length === before) break;
     }
   }
-  await loadOlder();
-  list.scrollTop = list.scrollHeight;
-  await fillUp();
-  markRead();
-  list.addEventListener("scroll", () => { if (list.scrollTop < 80) guarded(fillUp); });
 
   // Sending ----------------------------------------------------------------------------------
   async function send(body) {
@@ -275,6 +270,15 @@ export async function render(el, { args }) {
   const visible = () => markRead();
   document.addEventListener("visibilitychange", visible);
   text.focus();
+
+  // The history comes last: the composer, its buttons and the live events work from the moment
+  // the screen is shown (a Send clicked while a page loaded would otherwise submit the form
+  // itself, and the message would be lost).
+  await loadOlder();
+  list.scrollTop = list.scrollHeight;
+  await fillUp();
+  markRead();
+  list.addEventListener("scroll", () => { if (list.scrollTop < 80) guarded(fillUp); });
   return () => {
     offs.forEach((off) => off());
     document.removeEventListener("visibilitychange", visible);
