@@ -89,6 +89,19 @@ import Testing
         }
     }
 
+    /// Ann's phone connected on node 1 after number L, then two events committed for her, L+1 and
+    /// L+2, held by the test: L and the two commits.
+    static func twoCommits(of ann: UserID, _ log: EventLog, _ commits: Commits, connectedTo one: SharedEventFanout)
+        async throws -> (latest: Int64, made: [[StoredEvent]]) {
+        let latest = try await log.latestSeq(of: ann)
+        one.connected(ann, after: latest)
+        await publish(log, to: ann)
+        await publish(log, to: ann)
+        let made = commits.take()
+        try #require(made.map { $0.map(\.seq) } == [[latest + 1], [latest + 2]])
+        return (latest, made)
+    }
+
     static func publish(_ log: EventLog, to user: UserID) async {
         await log.publish(.friendRemoved(UserRefEvent(userId: "bo")), to: [user], exceptSession: nil)
     }
@@ -99,12 +112,7 @@ import Testing
     /// as "before where the phone started" because the first news of Ann on node 1 was L+2.
     @Test func aLowerNumberWhoseWakeUpComesLateReachesAConnectionThatJustOpened() async throws {
         try await Self.twoFanouts { ann, log, commits, one, two, device, _ in
-            let latest = try await log.latestSeq(of: ann)
-            one.connected(ann, after: latest)
-            await Self.publish(log, to: ann)
-            await Self.publish(log, to: ann)
-            let made = commits.take()
-            try #require(made.map { $0.map(\.seq) } == [[latest + 1], [latest + 2]])
+            let (latest, made) = try await Self.twoCommits(of: ann, log, commits, connectedTo: one)
 
             one.committed(made[1])
             #expect(try await device.received(2) == [Int(latest) + 1, Int(latest) + 2])
@@ -118,12 +126,7 @@ import Testing
     /// handed on (a read would find nothing, and the phone would get neither).
     @Test func aGapThatAWakeUpOnItsWayFillsIsNotRead() async throws {
         try await Self.twoFanouts(gapWait: .seconds(30)) { ann, log, commits, one, two, device, database in
-            let latest = try await log.latestSeq(of: ann)
-            one.connected(ann, after: latest)
-            await Self.publish(log, to: ann)
-            await Self.publish(log, to: ann)
-            let made = commits.take()
-            try #require(made.map { $0.map(\.seq) } == [[latest + 1], [latest + 2]])
+            let (latest, made) = try await Self.twoCommits(of: ann, log, commits, connectedTo: one)
             try await database.write { try $0.execute("DELETE FROM user_events WHERE user_id = ?", ann.rawValue) }
 
             one.committed(made[1])
