@@ -14,7 +14,8 @@ extension SQLAccountStore {
     }
 
     public func session(id: SessionID) async throws -> SessionRecord? {
-        try await database.read { sql in
+        // Read for every authenticated request and now and then on every socket: one statement, alone.
+        try await database.readAutocommit { sql in
             try sql.first("SELECT id, user_id, device_name, created_at, ended_at, end_reason FROM sessions WHERE id = ?", id.rawValue)
                 .map { row in
                     SessionRecord(

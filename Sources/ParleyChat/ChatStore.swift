@@ -37,10 +37,13 @@ public protocol ChatStore: Sendable {
         _ message: MessageRecord, announce: EncodedEvent, to recipients: [UserID],
         opening request: OpenedRequest?
     ) async throws -> (message: MessageRecord, isNew: Bool)
-    /// A send in one transaction: reads what `sendContext` reads, asks `decide` who is told (it
-    /// throws to refuse the send), and stores the message as the call above does, with the event
-    /// for those recipients. When `decide` answers nil — the send needs more than the context
-    /// (a message request to open or to accept) — nothing is written and this answers nil.
+    /// A send in one trip to the storage: reads what `sendContext` reads, asks `decide` who is
+    /// told (it throws to refuse the send), and stores the message as the call above does, with
+    /// the event for those recipients. When `decide` answers nil — the send needs more than the
+    /// context (a message request to open or to accept) — nothing is written and this answers
+    /// nil. On SQLite the reads and the write are one transaction; on PostgreSQL the write is
+    /// one statement committing alone after the read (at READ COMMITTED a transaction's reads
+    /// would not hold back a change between them and the write either).
     func appendMessage(
         _ message: MessageRecord, announce: EncodedEvent, deciding decide: @escaping @Sendable (SendContext?) throws -> [UserID]?
     ) async throws -> SettledMessage?

@@ -164,7 +164,7 @@ public final class EventLog: EventPublisher, Sendable {
 
     /// The newest number in `user`'s sequence (0 before any event).
     public func latestSeq(of user: UserID) async throws -> Int64 {
-        try await database.read { sql in
+        try await database.readAutocommit { sql in
             try sql.scalar("SELECT last_seq FROM user_event_heads WHERE user_id = ?", user.rawValue, as: Int64.self) ?? 0
         }
     }

@@ -89,6 +89,13 @@ public final class Database: Sendable {
         return value
     }
 
+    /// `read` for a closure of one statement (one statement sees one snapshot by itself): on
+    /// PostgreSQL without a transaction around it — one round trip, not three. On SQLite `read`.
+    /// For the small reads of hot paths (a session looked up for every authenticated request).
+    public func readAutocommit<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await engine.readAutocommit(body)
+    }
+
     /// Runs `body` on a read-only snapshot of the last commit.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
         try await engine.read(body)

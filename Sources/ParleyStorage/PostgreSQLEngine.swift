@@ -86,8 +86,16 @@ final class PostgreSQLEngine: StorageEngine {
     }
 
     func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await read(bracketed: true, body)
+    }
+
+    func readAutocommit<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await read(bracketed: false, body)
+    }
+
+    private func read<T: Sendable>(bracketed: Bool, _ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
         try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<T, any Error>) in
-            let job = ReadJob { snapshot in continuation.resume(with: Result { try body(snapshot) }) }
+            let job = ReadJob(run: { snapshot in continuation.resume(with: Result { try body(snapshot) }) }, bracketed: bracketed)
             if !jobs.submit(.read(job)) { continuation.resume(throwing: StorageError.closed) }
         }
     }
@@ -114,6 +122,15 @@ final class PostgreSQLEngine: StorageEngine {
             // a wait (the connection runs them in order, and a query behind a failed `START` fails
             // alike), and the read-only `COMMIT` finishes while this thread takes its next job.
             let snapshot = Snapshot(kind: .postgresql, runner: connection)
+            guard read.bracketed else {
+                // One statement, its own snapshot: no transaction around it.
+                do { try connection.connectIfNeeded() } catch {
+                    logger.error("database read could not connect", metadata: ["error": "\(error)"])
+                }
+                read.run(snapshot)
+                snapshot.close()
+                return
+            }
             var begun: EventLoopFuture<PostgresQueryResult>?
             do {
                 try connection.connectIfNeeded()

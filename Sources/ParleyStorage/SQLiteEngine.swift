@@ -9,12 +9,18 @@ protocol StorageEngine: Sendable {
     func read<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T
     /// A read of everything committed so far, where the pages are warm (see `Database.readLatest`).
     func readLatest<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T
+    /// A read of one statement, without a transaction around it (see `Database.readAutocommit`).
+    func readAutocommit<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T
     /// A write whose statements each commit on their own (see `Database.writeAutocommit`).
     func writeAutocommit<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void])
     func close() async
 }
 
 extension StorageEngine {
+    func readAutocommit<T: Sendable>(_ body: @escaping @Sendable (Snapshot) throws -> T) async throws -> T {
+        try await read(body)
+    }
+
     func writeAutocommit<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void]) {
         try await write(body)
     }
@@ -36,6 +42,8 @@ struct WriteJob {
 
 struct ReadJob {
     let run: (Snapshot) -> Void
+    /// False: its one statement runs alone, without a transaction around it (`Database.readAutocommit`, PostgreSQL).
+    var bracketed = true
 }
 
 /// What the SQLite writer thread takes: a caller's write, or a read run on its connection

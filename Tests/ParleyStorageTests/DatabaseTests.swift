@@ -168,6 +168,30 @@ import Testing
         await cleanup()
     }
 
+    /// `readAutocommit`: one statement's answer, what was committed before it; one that fails
+    /// throws its own error and leaves every connection of the pool able to take the next work.
+    @Test(arguments: TestEngine.allCases)
+    func anAutocommitReadAnswersItsStatementAndAFailureLeavesNothingBehind(_ engine: TestEngine) async throws {
+        let (database, cleanup) = try await Self.open(engine)
+        try await database.write { try $0.execute("INSERT INTO items (n, label) VALUES (?, ?)", 1, "one") }
+        #expect(try await database.readAutocommit { try $0.scalar("SELECT label FROM items WHERE n = ?", 1, as: String.self) } == "one")
+        await #expect(throws: (any Error).self) {
+            try await database.readAutocommit { try $0.query("SELECT nothing FROM items") }
+        }
+        let counts = try await withThrowingTaskGroup(of: Int.self) { group in
+            for n in 0..<12 {
+                group.addTask {
+                    try await database.write { try $0.execute("INSERT INTO items (n, label) VALUES (?, ?)", 10 + n, "more") }
+                    return try await database.readAutocommit { try $0.scalar("SELECT COUNT(*) FROM items WHERE n >= 10", as: Int.self) } ?? 0
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counts.count == 12 && counts.allSatisfy { (1...12).contains($0) } && counts.max() == 12)
+        try await database.close()
+        await cleanup()
+    }
+
     /// Several reads at once (`query(each:)`): each statement's own rows, in order, in a read and
     /// in a write (after statements only sent); a statement that fails throws its own error.
     @Test(arguments: TestEngine.allCases)
