@@ -54,11 +54,35 @@ public struct SQLChatStore: ChatStore {
         try await database.readLatest { sql in try Self.sendContext(dialog: id, sender: sender, in: sql) }
     }
 
-    /// The reads of `sendContext`, in a snapshot or in the transaction that stores the message:
-    /// one statement — the dialog joined to its request (if any) and to each member, each member's
+    /// The reads of `sendContext`, in a snapshot or in the transaction that stores the message.
+    /// On SQLite in steps — the dialog with its request, its members, the sender's standing — since
+    /// a statement there costs no round trip, and one statement would repeat the dialog's columns
+    /// and ask for each member's standing (the writer's time, which every send waits for).
+    static func sendContext(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
+        if sql.kind == .postgresql { return try sendContextInOneStatement(dialog: id, sender: sender, in: sql) }
+        let found = try sql.query(each: [
+            SQLStatement("""
+                SELECT \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns)
+                FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id WHERE d.id = ?
+                """, id.rawValue),
+            SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", id.rawValue),
+        ])
+        guard let row = found[0].first else { return nil }
+        let dialog = try Self.decodeDialog(row)
+        let members = try found[1].map { try Self.decodeMember($0) }
+        // A dialog without a request has NULLs in the request's columns.
+        let hasRequest = try row.decode(column: "request_dialog_id", as: String?.self) != nil
+        let request = dialog.type == .private && hasRequest ? try Self.decodeRequest(row, prefix: "request_") : nil
+        let other = dialog.type == .private ? members.first(where: { $0.userID != sender })?.userID : nil
+        let standing = try SQLFriendStore.standing(of: sender, toward: other, in: sql)
+        return SendContext(dialog: dialog, members: members, request: request, standing: standing)
+    }
+
+    /// The reads of `sendContext` in one statement, for PostgreSQL (each statement is a round
+    /// trip there): the dialog joined to its request (if any) and to each member, each member's
     /// row with the sender's standing toward them (`SQLFriendStore.standingColumns`). A dialog
     /// without members still has its row (the members' columns NULL).
-    static func sendContext(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
+    static func sendContextInOneStatement(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
         let standing = SQLFriendStore.standingColumns(of: sender, member: "m.user_id", toward: "d.type = 'private'")
         let rows = try sql.query("""
             SELECT \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns), \(Self.joinedMemberColumns), \(standing.sql)
@@ -79,7 +103,7 @@ public struct SQLChatStore: ChatStore {
             members.append((membership.userID, row))
         }
         let other = dialog.type == .private ? memberships.first(where: { $0.userID != sender })?.userID : nil
-        let standingOfSender = try SQLFriendStore.standing(of: sender, toward: other, in: members)
+        let standingOfSender = try SQLFriendStore.standing(of: sender, toward: other, fromRows: members)
         return SendContext(dialog: dialog, members: memberships, request: request, standing: standingOfSender)
     }
 

@@ -164,7 +164,7 @@ public struct SQLFriendStore: FriendStore {
     /// of the dialog (`member` names that row's user id): whether the member blocks `sender`, and
     /// where `toward` holds (a condition without values: the dialog is private) whether `sender`
     /// blocks the member and whether they are friends (never, for the sender's own row). Read with the message's other reads (`SQLChatStore.sendContext`), one
-    /// statement for all of it; `standing(of:toward:in:)` reads the answer. The values go before
+    /// statement for all of it; `standing(of:toward:fromRows:)` reads the answer. The values go before
     /// the query's own (the columns come first in it).
     public static func standingColumns(of sender: UserID, member: String, toward: String) -> (sql: String, binds: [SQLValue]) {
         let me = SQLValue.text(sender.rawValue)
@@ -178,10 +178,35 @@ public struct SQLFriendStore: FriendStore {
             """, [me, me, me, me])
     }
 
+    /// What sending a message needs of these tables: who blocked `sender`, and how `sender` stands
+    /// to `other` (the other member of a private dialog) when there is one — in two statements,
+    /// for SQLite (`SQLChatStore.sendContext`; on PostgreSQL `standingColumns` in one).
+    public static func standing(of sender: UserID, toward other: UserID?, in sql: some SQLQuerying) throws -> SenderStanding {
+        // Who blocks the sender, and toward `other`: a block the other way and a friendship (one
+        // statement) — read together (one wait on PostgreSQL).
+        var statements = [SQLStatement("SELECT blocker FROM blocks WHERE blocked = ?", sender.rawValue)]
+        if let other, other != sender {
+            let pair = Self.pair(sender, other)
+            statements.append(SQLStatement("""
+                SELECT EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = ?) AS blocks_other,
+                       EXISTS (SELECT 1 FROM friendships WHERE user_low = ? AND user_high = ?) AS friends
+                """, sender.rawValue, other.rawValue, pair.low, pair.high))
+        }
+        let found = try sql.query(each: statements)
+        let blockers = Set(try found[0].map { UserID(rawValue: try $0.decode(column: "blocker", as: String.self)) })
+        guard let other else { return SenderStanding(blockers: blockers, reach: nil) }
+        if other == sender { return SenderStanding(blockers: blockers, reach: .friends) }
+        guard let toward = found[1].first else { throw StorageError.unexpectedNull }   // a SELECT of two EXISTS has its row
+        let blocksOther = try toward.decode(column: "blocks_other", as: Int64.self) != 0
+        let friends = try toward.decode(column: "friends", as: Int64.self) != 0
+        if blockers.contains(other) || blocksOther { return SenderStanding(blockers: blockers, reach: .blocked) }
+        return SenderStanding(blockers: blockers, reach: friends ? .friends : .notFriends)
+    }
+
     /// The standing `standingColumns` read: `rows` each member's row of that query, `other` the
     /// other member of a private dialog (nil for a group). Only members can be told of a message,
     /// so only members are among the blockers.
-    public static func standing(of sender: UserID, toward other: UserID?, in rows: [(member: UserID, row: Row)]) throws -> SenderStanding {
+    public static func standing(of sender: UserID, toward other: UserID?, fromRows rows: [(member: UserID, row: Row)]) throws -> SenderStanding {
         var blockers: Set<UserID> = []
         var blockedBySender = false, friends = false
         for (member, row) in rows {

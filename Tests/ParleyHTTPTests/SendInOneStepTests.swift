@@ -1,6 +1,7 @@
 import Foundation
 @testable import ParleyChat
 import ParleyCore
+import ParleyFriends
 import ParleyProtocol
 import ParleyStorage
 import Testing
@@ -61,6 +62,44 @@ import Testing
                     return []
                 }
             }
+        }
+    }
+
+    /// The send's context as SQLite reads it (in steps) and as PostgreSQL does (one statement),
+    /// both run here on the same tables: the same dialog, members, request and reach, and the
+    /// same blockers among the members (the steps read every blocker of the sender).
+    @Test func theContextReadInStepsAndInOneStatementAgree() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test(.live) { client in
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
+            let cy = try await client.signUp("Cy", "cy@example.com", outbox: parley.outbox)
+            let (annID, boID, cyID) = (UserID(rawValue: ann.id), UserID(rawValue: bo.id), UserID(rawValue: cy.id))
+            let database = parley.parts.database
+            let store = SQLChatStore(database: database, events: parley.parts.events)
+            let friends = SQLFriendStore(database: database)
+            let group = DialogRecord(id: .generate(), type: .group, name: "Three", avatarAttachmentID: nil, createdBy: annID,
+                                     createdAt: Date(), updatedAt: Date(), lastMessageSeq: 0)
+            try await store.createDialog(group, pairKey: nil, members: [annID, boID, cyID])
+            func bothAgree(_ id: DialogID, _ sender: UserID) async throws -> SendContext? {
+                let (steps, one) = try await database.read { sql in
+                    (try SQLChatStore.sendContext(dialog: id, sender: sender, in: sql),
+                     try SQLChatStore.sendContextInOneStatement(dialog: id, sender: sender, in: sql))
+                }
+                #expect(steps?.dialog == one?.dialog && steps?.request == one?.request)
+                #expect(steps?.members == one?.members && steps?.standing.reach == one?.standing.reach)
+                let members = Set(steps?.members.map(\.userID) ?? [])
+                #expect(steps?.standing.blockers.intersection(members) == one?.standing.blockers)
+                return one
+            }
+            let privateDialog = DialogID(rawValue: dialog)
+            #expect(try await bothAgree(privateDialog, annID)?.standing.reach == .friends)
+            _ = try await friends.block(blocker: cyID, blocked: annID, at: Date())
+            #expect(try await bothAgree(group.id, annID)?.standing.blockers == [cyID])
+            _ = try await friends.block(blocker: annID, blocked: boID, at: Date())
+            #expect(try await bothAgree(privateDialog, annID)?.standing.reach == .blocked)
+            #expect(try await bothAgree(privateDialog, boID)?.standing.reach == .blocked)
+            #expect(try await bothAgree(group.id, boID)?.standing.blockers == [annID])
+            #expect(try await bothAgree(DialogID(rawValue: "nowhere"), annID) == nil)
         }
     }
 
