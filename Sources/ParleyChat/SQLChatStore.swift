@@ -54,18 +54,24 @@ public struct SQLChatStore: ChatStore {
         try await database.readLatest { sql in try Self.sendContext(dialog: id, sender: sender, in: sql) }
     }
 
-    /// The reads of `sendContext`, in a snapshot or in the transaction that stores the message.
-    /// On SQLite in steps — the dialog with its request, its members, the sender's standing — since
-    /// a statement there costs no round trip, and one statement would repeat the dialog's columns
-    /// and ask for each member's standing (the writer's time, which every send waits for).
+    /// The reads of `sendContext`, in a snapshot or beside the write that stores the message: on
+    /// PostgreSQL in one statement, on SQLite in steps.
     static func sendContext(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
-        if sql.kind == .postgresql { return try sendContextInOneStatement(dialog: id, sender: sender, in: sql) }
+        sql.kind == .postgresql ? try sendContextInOneStatement(dialog: id, sender: sender, in: sql)
+            : try sendContextInSteps(dialog: id, sender: sender, in: sql)
+    }
+
+    /// The reads of `sendContext` in steps, for SQLite — the dialog with its request, its members,
+    /// the sender's standing — since a statement there costs no round trip, and one statement
+    /// would repeat the dialog's columns and ask for each member's standing (the writer's time,
+    /// which every send waits for).
+    static func sendContextInSteps(dialog id: DialogID, sender: UserID, in sql: some SQLQuerying) throws -> SendContext? {
         let found = try sql.query(each: [
             SQLStatement("""
                 SELECT \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns)
                 FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id WHERE d.id = ?
                 """, id.rawValue),
-            SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at", id.rawValue),
+            SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at, user_id", id.rawValue),
         ])
         guard let row = found[0].first else { return nil }
         let dialog = try Self.decodeDialog(row)
@@ -87,7 +93,7 @@ public struct SQLChatStore: ChatStore {
         let rows = try sql.query("""
             SELECT \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns), \(Self.joinedMemberColumns), \(standing.sql)
             FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id LEFT JOIN dialog_members m ON m.dialog_id = d.id
-            WHERE d.id = ? ORDER BY m.joined_at
+            WHERE d.id = ? ORDER BY m.joined_at, m.user_id
             """, binding: standing.binds + [.text(id.rawValue)])
         guard let first = rows.first else { return nil }
         let dialog = try Self.decodeDialog(first)

@@ -246,7 +246,10 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
             case .connected(let user, let after):
                 guard cursors[user] == nil, hub.isOnline(user) else { continue }   // already started here
                 cursors[user] = after
-                if let announced = unstarted.removeValue(forKey: user), announced > after { want(user, after + 1, announced) }
+                if let announced = unstarted.removeValue(forKey: user), announced > after {
+                    want(user, after + 1, announced)
+                    wanted[user]!.numbersOnly = true   // their wake-ups came already: read, not waited for
+                }
             case .catchUp:
                 continue
             case .recheck:
@@ -275,17 +278,17 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
             let own = asked.last - cursor <= asked.stored.count ? (cursor + 1...asked.last).compactMap { asked.stored[$0] } : []
             if !own.isEmpty, own.count == Int(asked.last - cursor) {
                 hand(own, to: user, after: cursor, through: asked.last)
-            } else if !asked.numbersOnly, asked.last - cursor <= 256, now < (asked.heldSince ?? now) + gapWait {
+            } else if !asked.numbersOnly, !asked.stored.isEmpty, asked.last - cursor <= 256, now < (asked.heldSince ?? now) + gapWait {
                 // A lower number's wake-up is on its way: wait for it rather than read.
                 held[user] = Held(stored: asked.stored.filter { $0.key > cursor }, last: asked.last, since: asked.heldSince ?? now)
             } else {
                 ranges.append(.init(user: user, after: cursor, through: asked.last))
             }
         }
-        if !held.isEmpty, !recheckQueued {
+        if let oldest = held.values.map(\.since).min(), !recheckQueued {
             recheckQueued = true
             Task { [weak self, gapWait] in
-                try? await Task.sleep(for: gapWait)
+                try? await Task.sleep(until: oldest + gapWait)
                 self?.enqueue(.recheck)
             }
         }

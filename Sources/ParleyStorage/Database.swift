@@ -80,9 +80,11 @@ public final class Database: Sendable {
 
     /// `write` for a closure that reads, then changes the database with at most one statement:
     /// on PostgreSQL without `BEGIN` and `COMMIT` — each statement commits on its own as it
-    /// finishes, two round trips fewer — so no failure can leave part of the work committed.
+    /// finishes, two round trips fewer — so no failure can leave part of the change committed.
     /// Its reads see what was committed when each ran, as `write`'s do at READ COMMITTED. On
-    /// SQLite it is `write`. Returns after the change is committed and the `afterCommit` actions ran.
+    /// SQLite it is `write`. Returns after the change is committed and the `afterCommit` actions
+    /// ran; on PostgreSQL a throw after the change (while reading its answer) leaves it committed
+    /// and its `afterCommit` actions not run.
     public func writeAutocommit<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         let (value, actions) = try await engine.writeAutocommit(body)
         for action in actions { action() }

@@ -7,8 +7,9 @@ import PostgresNIO
 /// The engine behind `Database` on PostgreSQL: a pool of threads, each owning one connection,
 /// taking whole transactions from one queue. A write is `BEGIN`, the closure's statements (each a
 /// blocking round trip), `COMMIT` (an autocommit write: the statements alone); it is retried
-/// (closure and all, up to three times) when the server picks it as a deadlock victim. A read is a `REPEATABLE READ, READ ONLY` transaction, so
-/// every statement of the closure sees one snapshot, as on SQLite. `BEGIN` (or a read's `START`)
+/// (closure and all, up to three times) when the server picks it as a deadlock victim. A read is
+/// a `REPEATABLE READ, READ ONLY` transaction, so every statement of the closure sees one
+/// snapshot, as on SQLite (an autocommit read: its one statement alone). `BEGIN` (or a read's `START`)
 /// is sent without waiting for it, ahead of the first statement, and a read's `COMMIT` too:
 /// a one-statement read costs one wait, not three, and a write one less. Writes run side by side at
 /// READ COMMITTED: the stores move counters with `UPDATE … RETURNING` and upserts, which take

@@ -6,9 +6,10 @@ import ParleyProtocol
 import ParleyStorage
 import Testing
 
-/// A send decided in the transaction that stores it (`ChatStore.appendMessage(_:announce:deciding:)`):
-/// the decision sees the dialog's state as the write does, and a send it refuses or leaves to the
-/// step-by-step path writes nothing.
+/// A send decided in one trip to the storage (`ChatStore.appendMessage(_:announce:deciding:)`):
+/// the decision sees the dialog's state beside the write (in its transaction on SQLite, just
+/// before its one statement on PostgreSQL), and a send it refuses or leaves to the step-by-step
+/// path writes nothing.
 @Suite struct SendInOneStepTests {
     struct Refused: Error {}
 
@@ -82,7 +83,7 @@ import Testing
             try await store.createDialog(group, pairKey: nil, members: [annID, boID, cyID])
             func bothAgree(_ id: DialogID, _ sender: UserID) async throws -> SendContext? {
                 let (steps, one) = try await database.read { sql in
-                    (try SQLChatStore.sendContext(dialog: id, sender: sender, in: sql),
+                    (try SQLChatStore.sendContextInSteps(dialog: id, sender: sender, in: sql),
                      try SQLChatStore.sendContextInOneStatement(dialog: id, sender: sender, in: sql))
                 }
                 #expect(steps?.dialog == one?.dialog && steps?.request == one?.request)
@@ -100,6 +101,13 @@ import Testing
             #expect(try await bothAgree(privateDialog, boID)?.standing.reach == .blocked)
             #expect(try await bothAgree(group.id, boID)?.standing.blockers == [annID])
             #expect(try await bothAgree(DialogID(rawValue: "nowhere"), annID) == nil)
+            // A stranger's first message opens a request: the dialog is read with it.
+            let dee = try await client.signUp("Dee", "dee@example.com", outbox: parley.outbox)
+            try await MessageRequestTests.everyone(cy, client)
+            let withDee = try await client.privateDialog(dee, with: cy)
+            try #require(try await client.sendText(dee, withDee, "hello").status == .created)
+            let opened = try await bothAgree(DialogID(rawValue: withDee), UserID(rawValue: dee.id))
+            #expect(opened?.request != nil && opened?.standing.reach == .notFriends)
         }
     }
 

@@ -139,8 +139,9 @@ import Testing
     /// What is announced while the phone is connected but has not yet said where it starts (its
     /// hello's number was still being read) is handed once it has: everything after that number,
     /// once, in order, and a second connection of Ann's saying so again changes nothing.
+    /// (No gap here waits for a wake-up: with a long `gapWait` a wait would show as a timeout.)
     @Test func aConnectionGetsEverythingAfterItsHellosNumberEvenWhatWasAnnouncedBeforeItSaidSo() async throws {
-        try await Self.twoFanouts { ann, log, commits, one, two, device, _ in
+        try await Self.twoFanouts(gapWait: .seconds(30)) { ann, log, commits, one, two, device, _ in
             let latest = try await log.latestSeq(of: ann)
             await Self.publish(log, to: ann)
             for events in commits.take() { two.committed(events) }

@@ -274,14 +274,20 @@ export async function render(el, { args }) {
   // The history comes last: the composer, its buttons and the live events work from the moment
   // the screen is shown (a Send clicked while a page loaded would otherwise submit the form
   // itself, and the message would be lost).
-  await loadOlder();
-  list.scrollTop = list.scrollHeight;
-  await fillUp();
-  markRead();
-  list.addEventListener("scroll", () => { if (list.scrollTop < 80) guarded(fillUp); });
-  return () => {
+  const cleanup = () => {
     offs.forEach((off) => off());
     document.removeEventListener("visibilitychange", visible);
     if (recorder) { recorder.discard = true; recorder.stop(); }   // leaving the chat drops what was being recorded
   };
+  try {
+    await loadOlder();
+    list.scrollTop = list.scrollHeight;
+    await fillUp();
+  } catch (error) {
+    cleanup();   // the screen shows the error instead: nothing of it may go on listening
+    throw error;
+  }
+  markRead();
+  list.addEventListener("scroll", () => { if (list.scrollTop < 80) guarded(fillUp); });
+  return cleanup;
 }
