@@ -95,8 +95,9 @@ extension ChatService {
 
     /// A text or a place that is not a forward — nothing to look up but the dialog's state: the
     /// checks and the write in one trip to the storage instead of a read and a write (one
-    /// transaction on SQLite; on PostgreSQL the read, then one statement committing alone). Nil, with nothing written, when the send needs more than that state (a message
-    /// request to open or to accept): the step-by-step path above takes it. Refusals are those
+    /// transaction on SQLite; on PostgreSQL the read, then one statement committing alone). Nil,
+    /// with nothing written, when the send needs more than that state (a message request to open
+    /// or to accept): the step-by-step path above takes it. Refusals are those
     /// of the step-by-step path, in its order (not a member before anything about the content).
     private func commitInOneStep(_ user: UserID, to id: DialogID, _ outgoing: OutgoingMessage) async throws -> SentMessage? {
         let content = Result { () throws -> (clientID: String, text: String?, location: Location?) in

@@ -163,9 +163,10 @@ public struct SQLFriendStore: FriendStore {
     /// What sending a message needs of these tables, as columns of a query with a row per member
     /// of the dialog (`member` names that row's user id): whether the member blocks `sender`, and
     /// where `toward` holds (a condition without values: the dialog is private) whether `sender`
-    /// blocks the member and whether they are friends (never, for the sender's own row). Read with the message's other reads (`SQLChatStore.sendContext`), one
-    /// statement for all of it; `standing(of:toward:fromRows:)` reads the answer. The values go before
-    /// the query's own (the columns come first in it).
+    /// blocks the member and whether they are friends (never, for the sender's own row). Read
+    /// with the message's other reads (`SQLChatStore.sendContext`), one statement for all of it;
+    /// `standing(of:toward:fromRows:)` reads the answer. The values go before the query's own
+    /// (the columns come first in it).
     public static func standingColumns(of sender: UserID, member: String, toward: String) -> (sql: String, binds: [SQLValue]) {
         let me = SQLValue.text(sender.rawValue)
         return ("""
@@ -197,10 +198,8 @@ public struct SQLFriendStore: FriendStore {
         guard let other else { return SenderStanding(blockers: blockers, reach: nil) }
         if other == sender { return SenderStanding(blockers: blockers, reach: .friends) }
         guard let toward = found[1].first else { throw StorageError.unexpectedNull }   // a SELECT of two EXISTS has its row
-        let blocksOther = try toward.decode(column: "blocks_other", as: Int64.self) != 0
-        let friends = try toward.decode(column: "friends", as: Int64.self) != 0
-        if blockers.contains(other) || blocksOther { return SenderStanding(blockers: blockers, reach: .blocked) }
-        return SenderStanding(blockers: blockers, reach: friends ? .friends : .notFriends)
+        return standing(blockers: blockers, toward: other, blockedBySender: try toward.decode(column: "blocks_other", as: Int64.self) != 0,
+                        friends: try toward.decode(column: "friends", as: Int64.self) != 0)
     }
 
     /// The standing `standingColumns` read: `rows` each member's row of that query, `other` the
@@ -217,6 +216,11 @@ public struct SQLFriendStore: FriendStore {
         }
         guard let other else { return SenderStanding(blockers: blockers, reach: nil) }
         if other == sender { return SenderStanding(blockers: blockers, reach: .friends) }
+        return standing(blockers: blockers, toward: other, blockedBySender: blockedBySender, friends: friends)
+    }
+
+    /// The reach to `other` (not the sender): blocked either way, else friends or not.
+    private static func standing(blockers: Set<UserID>, toward other: UserID, blockedBySender: Bool, friends: Bool) -> SenderStanding {
         if blockers.contains(other) || blockedBySender { return SenderStanding(blockers: blockers, reach: .blocked) }
         return SenderStanding(blockers: blockers, reach: friends ? .friends : .notFriends)
     }

@@ -88,7 +88,7 @@ public final class EventLog: EventPublisher, Sendable {
         }
         // SQLite has no INSERT inside WITH: the numbers, then the rows (in-process, no round trips).
         let now = clock.now()
-        let event = encoded.event, type = event.type, payload = encoded.payloadJSON
+        let type = encoded.event.type, payload = encoded.payloadJSON
         let recipients = Self.ordered(users)
         let heads = Array(repeating: "(?, 1)", count: recipients.count).joined(separator: ", ")
         let numbered = try sql.query("""
@@ -100,10 +100,7 @@ public final class EventLog: EventPublisher, Sendable {
         for row in numbered {
             numbers[try row.decode(column: "user_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self)
         }
-        let stored = try recipients.map { user in
-            guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
-            return StoredEvent(userID: user, seq: seq, event: event, createdAt: now, exceptSession: exceptSession, payloadJSON: payload)
-        }
+        let stored = try Self.events(encoded, numbered: numbers, for: recipients, at: now, exceptSession: exceptSession)
         let except: SQLValue = exceptSession.map { .text($0.rawValue) } ?? .null
         let binds = stored.flatMap { event -> [SQLValue] in
             [.text(event.userID.rawValue), .integer(event.seq), .text(type), .text(payload), .integer(now.storageMillis), except]
@@ -155,10 +152,17 @@ public final class EventLog: EventPublisher, Sendable {
             numbers[user] = try row.decode(column: "event_seq", as: Int64.self)
         }
         if numbers.isEmpty { return [] }
-        return try clauses.recipients.map { user in
+        return try Self.events(clauses.event, numbered: numbers, for: clauses.recipients, at: clauses.createdAt,
+                               exceptSession: clauses.exceptSession)
+    }
+
+    /// `encoded` as each recipient's event under the number the heads gave them (by user id).
+    static func events(_ encoded: EncodedEvent, numbered numbers: [String: Int64], for recipients: [UserID], at createdAt: Date,
+                       exceptSession: SessionID?) throws -> [StoredEvent] {
+        try recipients.map { user in
             guard let seq = numbers[user.rawValue] else { throw EventLogError.headNotReturned(user) }
-            return StoredEvent(userID: user, seq: seq, event: clauses.event.event, createdAt: clauses.createdAt,
-                               exceptSession: clauses.exceptSession, payloadJSON: clauses.event.payloadJSON)
+            return StoredEvent(userID: user, seq: seq, event: encoded.event, createdAt: createdAt, exceptSession: exceptSession,
+                               payloadJSON: encoded.payloadJSON)
         }
     }
 
