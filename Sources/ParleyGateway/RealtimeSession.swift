@@ -32,7 +32,9 @@ struct RealtimeSession {
         }
         gateway.events.hub.attach(mailbox)
         await gateway.calls.deviceReconnected(principal.sessionID, user: principal.userID)
-        await gateway.presence?.connected(principal.userID)
+        // Friends are told this user is online while the hello goes out: the device does not wait
+        // on that (several reads and a write), and its going offline is told only after it.
+        let wentOnline = Task { [presence = gateway.presence, user = principal.userID] in await presence?.connected(user) }
         defer { gateway.events.hub.detach(mailbox) }
         let latest = try await gateway.events.latestSeq(of: principal.userID)
         let turn = gateway.iceServers.servers(for: principal.userID)
@@ -71,10 +73,14 @@ struct RealtimeSession {
             group.cancelAll()
         }
         gateway.events.hub.detach(mailbox)
-        if !gateway.events.hub.isConnected(principal.sessionID, of: principal.userID) {
-            await gateway.calls.deviceDisconnected(principal.sessionID, user: principal.userID)
+        // The socket closes now; what its closing tells others (a call's device gone, last seen:
+        // a moment's wait for other nodes' word on PostgreSQL, then reads and a write) follows.
+        let deviceGone = !gateway.events.hub.isConnected(principal.sessionID, of: principal.userID)
+        Task { [gateway, principal] in
+            if deviceGone { await gateway.calls.deviceDisconnected(principal.sessionID, user: principal.userID) }
+            await wentOnline.value
+            await gateway.presence?.disconnected(principal.userID)
         }
-        await gateway.presence?.disconnected(principal.userID)
     }
 
     /// Answers one command frame. Never throws: every failure is a reply.

@@ -87,16 +87,18 @@ import Testing
             let onPad = try await padSocket.next(isBo)
             #expect((onPad["user"] as? [String: Any])?["status"] as? String == "On holiday", "Bo's other device")
             #expect(onPad.seq != nil, "stored: a device away gets it by sync")
-            let atAnn = try await annSocket.next(isBo)
+            // Bo's being online (his pad's connection) may reach them first: the change is what is awaited.
+            let renamed: @Sendable (Frame) -> Bool = { isBo($0) && ($0["user"] as? [String: Any])?["name"] as? String == "Bo Brave" }
+            let atAnn = try await annSocket.next(renamed)
             #expect((atAnn["user"] as? [String: Any])?["name"] as? String == "Bo Brave", "a friend")
-            let atCy = try await cySocket.next(isBo)
+            let atCy = try await cySocket.next(renamed)
             let cyView = try #require(atCy["user"] as? [String: Any])
             #expect(cyView["name"] as? String == "Bo Brave" && cyView["status"] as? String == "On holiday", "a member of a shared group")
             #expect(cyView["online"] == nil, "Cy is not Bo's friend: no presence")
             #expect(await deeSocket.receives { $0.type == "user.updated" } == false, "a stranger hears nothing")
 
             #expect(try await client.call(.put, "/v1/me/avatar", raw: TestImages.png, token: bo.accessToken).status == .ok)
-            let picture = try await annSocket.next(isBo)
+            let picture = try await annSocket.next { isBo($0) && ($0["user"] as? [String: Any])?["avatarUrl"] != nil }
             #expect(((picture["user"] as? [String: Any])?["avatarUrl"] as? String)?.contains("/v1/avatars/") == true)
 
             // A block: Ann hears nothing more of Bo's changes.

@@ -40,10 +40,12 @@ final class RealtimeClient: Sendable {
         func all() -> [Frame] { frames.map(Frame.init) }
     }
 
-    /// Connects with the token in the query (or the header when `useHeader`); returns it and its `hello`.
-    static func connect(port: Int, token: String, useHeader: Bool = false) async throws -> (RealtimeClient, Frame) {
+    /// Connects with the token in the query (or the header when `useHeader`); returns it and its
+    /// `hello`, waited for up to 10 s (the PostgreSQL pass runs a hundred servers on two cores).
+    static func connect(port: Int, token: String, useHeader: Bool = false, fileID: String = #fileID, line: Int = #line)
+        async throws -> (RealtimeClient, Frame) {
         let client = RealtimeClient(port: port, token: token, useHeader: useHeader)
-        let hello = try await client.next { $0.type == "hello" }
+        let hello = try await client.next(timeout: .seconds(10), fileID: fileID, line: line) { $0.type == "hello" }
         return (client, hello)
     }
 
@@ -77,15 +79,18 @@ final class RealtimeClient: Sendable {
     }
 
     /// The next frame matching `match`, waiting up to `timeout`.
-    func next(timeout: Duration = .seconds(5), _ match: @escaping @Sendable (Frame) -> Bool) async throws -> Frame {
-        let deadline = ContinuousClock.now + timeout
+    func next(timeout: Duration = .seconds(5), fileID: String = #fileID, line: Int = #line,
+              _ match: @escaping @Sendable (Frame) -> Bool) async throws -> Frame {
+        let started = ContinuousClock.now
+        let deadline = started + timeout
         while ContinuousClock.now < deadline {
             if let frame = await inbox.take(match) { return frame }
             if await inbox.closed { break }
             try await Task.sleep(for: .milliseconds(5))
         }
         if let frame = await inbox.take(match) { return frame }
-        throw RealtimeClientError.noFrame(await inbox.all().map(\.text))
+        throw RealtimeClientError.noFrame(await inbox.all().map(\.text), closed: await inbox.closed, after: ContinuousClock.now - started,
+                                          at: "\(fileID):\(line)")
     }
 
     /// Whether a matching frame arrives within `window` (for asserting that nothing comes).
@@ -96,14 +101,14 @@ final class RealtimeClient: Sendable {
     func sendRaw(_ text: String) { outgoing.yield(text) }
 
     /// Sends a command and returns its reply.
-    func command(_ type: String, _ fields: [String: any Sendable] = [:]) async throws -> Frame {
+    func command(_ type: String, _ fields: [String: any Sendable] = [:], fileID: String = #fileID, line: Int = #line) async throws -> Frame {
         let id = UUID().uuidString
         var object = fields
         object["id"] = id
         object["type"] = type
         let data = try JSONSerialization.data(withJSONObject: object)
         sendRaw(String(decoding: data, as: UTF8.self))
-        return try await next { $0["replyTo"] as? String == id }
+        return try await next(fileID: fileID, line: line) { $0["replyTo"] as? String == id }
     }
 
     /// Events of `type` (with a seq) in arrival order, waiting until there are `count`.
@@ -126,9 +131,12 @@ final class RealtimeClient: Sendable {
     }
 
     enum RealtimeClientError: Error, CustomStringConvertible {
-        case noFrame([String])
+        case noFrame([String], closed: Bool, after: Duration, at: String)
         var description: String {
-            switch self { case .noFrame(let frames): "no matching frame; received \(frames.count) others, last: \(frames.suffix(5))" }
+            switch self {
+            case .noFrame(let frames, let closed, let after, let caller):
+                "no matching frame for \(caller) \(closed ? "(the connection closed)" : "") after \(after); received \(frames.count) others, last: \(frames.suffix(5))"
+            }
         }
     }
 }
