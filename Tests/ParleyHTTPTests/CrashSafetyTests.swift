@@ -40,7 +40,7 @@ import Testing
 
         server = try ParleyProcess.start(data: data.path, port: port)
         defer { server.kill9() }
-        try await http.waitUntilHealthy()
+        try await http.waitUntilHealthy(server)
 
         // What Bo's phone saw live, up to the first gap in its sequence; then `sync` from there.
         let liveFrames = await boPhone.received().filter { $0.type == "message.new" }
@@ -101,7 +101,7 @@ struct LiveFriends {
         let port = try await LiveSMTPServer.freePort()
         let server = try ParleyProcess.start(data: data.path, port: port, environment: environment)
         let http = LiveHTTP(port: port)
-        try await http.waitUntilHealthy()
+        try await http.waitUntilHealthy(server)
         let outbox = Outbox(directory: data.path + "/outbox")
         let ann = try await http.signUp("Ann", "ann@example.com", outbox: outbox)
         let bo = try await http.signUp("Bo", "bo@example.com", outbox: outbox)
@@ -126,6 +126,8 @@ struct LiveFriends {
 /// The real `parley` executable, built beside the tests.
 struct ParleyProcess {
     let process: ChildProcess
+    /// Where its standard output and error go (`parley-process.log` in its data folder, appended to).
+    let log: String
 
     static func start(data: String, port: Int, environment extra: [String: String] = [:]) throws -> ParleyProcess {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -142,10 +144,21 @@ struct ParleyProcess {
         environment["LIMITS_MESSAGES_PER_MINUTE"] = "1000000"   // the drills send bursts faster than any person
         environment.merge(extra) { _, new in new }
         process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        let log = data + "/parley-process.log"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        output.seekToEndOfFile()
+        process.standardOutput = output
+        process.standardError = output
         try process.run()
-        return ParleyProcess(process: process)
+        return ParleyProcess(process: process, log: log)
+    }
+
+    /// The end of what it printed, and whether it still runs: for a test's failure message.
+    func outputTail() -> String {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        return "\(process.isRunning ? "running" : "exited with \(process.terminationStatus)"); output: \(text.suffix(2_000))"
     }
 
     func kill9() {
@@ -186,12 +199,15 @@ struct LiveHTTP: Sendable {
         return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, json: json)
     }
 
-    func waitUntilHealthy() async throws {
-        for _ in 0..<200 {
+    /// Up to 30 s: a debug build starting (and recovering a killed one's WAL) beside the whole
+    /// suite on two cores is slow. `process` says what it printed when it did not come up.
+    func waitUntilHealthy(_ process: ParleyProcess? = nil) async throws {
+        for _ in 0..<600 {
             if (try? await call("GET", "/health"))?.status == 200 { return }
+            if let process, !process.process.isRunning { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        Issue.record("parley did not become healthy on port \(port)")
+        Issue.record("parley did not become healthy on port \(port); \(process?.outputTail() ?? "")")
     }
 
     func signUp(_ name: String, _ email: String, outbox: Outbox) async throws -> Person {

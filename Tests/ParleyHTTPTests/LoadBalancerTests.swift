@@ -28,7 +28,7 @@ struct LoadBalancerTests {
             let port = try await LiveSMTPServer.freePort()
             let process = try ParleyProcess.start(data: shared.path + "/node\(n)", port: port, environment: environment)
             nodes.append((process, LiveHTTP(port: port)))
-            try await nodes[n - 1].http.waitUntilHealthy()
+            try await nodes[n - 1].http.waitUntilHealthy(process)
         }
         let proxy = try await HAProxy.start(example: "docs/examples/haproxy.cfg", nodes: nodes.map(\.http.port))
         defer { proxy.stop() }

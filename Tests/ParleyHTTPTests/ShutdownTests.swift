@@ -47,7 +47,7 @@ import Testing
 
         server = try ParleyProcess.start(data: data.path, port: port)
         defer { server.kill9() }
-        try await http.waitUntilHealthy()
+        try await http.waitUntilHealthy(server)
         let annAgain = try await http.logIn("ann@example.com")
         let calls = try await http.call("GET", "/v1/calls", token: annAgain.token).json["calls"] as? [[String: Any]] ?? []
         #expect(calls.map { $0["id"] as? String } == [callID], "the call's record survived the shutdown: \(calls)")
