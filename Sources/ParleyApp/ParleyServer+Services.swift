@@ -7,16 +7,19 @@ import ParleyRelay
 import ParleyStorage
 import ServiceLifecycle
 
-/// Follows the relay's leg events for the calls; ends every call at shutdown.
+/// Follows the relay's leg events for the calls; ends every call at shutdown, and lets the
+/// sockets write that (`call.ended`) before the HTTP server closes them.
 struct CallKeeper: Service {
     let calls: CallService
     let relay: MediaRelay
+    let hub: EventHub
 
     func run() async throws {
         let follower = Task { await calls.followRelay(relay.events) }
         try? await gracefulShutdown()
         await calls.shutdown()
         follower.cancel()
+        await hub.written(within: .seconds(2))
     }
 }
 

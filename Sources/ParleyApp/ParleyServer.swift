@@ -310,7 +310,7 @@ extension ParleyServer {
     static func lifecycleServices(_ parts: Parts) -> [any Service] {
         [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
-            + [CallKeeper(calls: parts.calls, relay: parts.relay)]
+            + [CallKeeper(calls: parts.calls, relay: parts.relay, hub: parts.events.hub)]
     }
 
     /// Runs the server until SIGTERM or SIGINT, then stops in the order written down here: every
@@ -323,7 +323,7 @@ extension ParleyServer {
         let scrape: [any Service] = try metricsApplication(config, parts: parts, logger: logger).map { [$0] } ?? []
         let services: [any Service] = [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
-            + observability + scrape + [app, CallKeeper(calls: parts.calls, relay: parts.relay)]
+            + observability + scrape + [app, CallKeeper(calls: parts.calls, relay: parts.relay, hub: parts.events.hub)]
         let group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -47,6 +47,7 @@ struct RealtimeSession {
             group.addTask {
                 for await frame in mailbox.frames {
                     try await outbound.write(.text(frame))
+                    mailbox.written()
                 }
                 if mailbox.didOverflow {
                     logger.notice("realtime connection too far behind; closed")

@@ -14,6 +14,8 @@ public final class Mailbox: Sendable {
     public let frames: AsyncStream<String>
     private let overflowed = Mutex(false)
     private let overflowAction = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Frames offered and not yet written by the connection's writer (`written()`).
+    private let unwritten = Mutex(0)
 
     public init(userID: UserID, sessionID: SessionID, capacity: Int) {
         self.userID = userID
@@ -24,7 +26,9 @@ public final class Mailbox: Sendable {
     /// Queues a frame; on overflow the mailbox closes, remembers why, and runs the overflow action
     /// (the connection's writer may be stuck behind a peer that stopped reading).
     public func offer(_ frame: String) {
-        if case .dropped = continuation.yield(frame) {
+        let result = continuation.yield(frame)
+        if case .enqueued = result { unwritten.withLock { $0 += 1 } }
+        if case .dropped = result {
             let first = overflowed.withLock { already in
                 defer { already = true }
                 return !already
@@ -40,6 +44,12 @@ public final class Mailbox: Sendable {
     }
 
     public var didOverflow: Bool { overflowed.withLock { $0 } }
+
+    /// The connection's writer has written a frame it took from `frames`.
+    public func written() { unwritten.withLock { $0 -= 1 } }
+
+    /// Whether every frame offered has been written (or none can be: closed).
+    var isWritten: Bool { unwritten.withLock { $0 <= 0 } }
 
     public func close() { continuation.finish() }
 }
@@ -77,6 +87,19 @@ public final class EventHub: Sendable {
             }
         }
         for mailbox in targets { mailbox.close() }
+    }
+
+    /// Waits until every open connection has written what it was offered, or `limit` has
+    /// passed: at shutdown, what was said last (calls ended) goes out before the sockets close.
+    /// At least 50 ms: on PostgreSQL events reach the mailboxes from a delivery task of their own.
+    public func written(within limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        try? await Task.sleep(for: .milliseconds(50))
+        while ContinuousClock.now < deadline {
+            let pending = mailboxes.withLock { boxes in boxes.values.contains { $0.values.contains { !$0.isWritten } } }
+            if !pending { return }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     /// Whether any connection of this device is open.
