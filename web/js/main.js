@@ -104,7 +104,8 @@ session.onChange(async (isIn) => {
   } else {
     realtime.stop();
     forgetBlobs();
-    go("#/signin");
+    // A password reset ends every session, this one too: its screen stays, saying so.
+    if (!location.hash.startsWith("#/reset")) go("#/signin");
   }
 });
 
