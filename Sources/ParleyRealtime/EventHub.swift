@@ -14,8 +14,9 @@ public final class Mailbox: Sendable {
     public let frames: AsyncStream<String>
     private let overflowed = Mutex(false)
     private let overflowAction = Mutex<(@Sendable () -> Void)?>(nil)
-    /// Frames offered and not yet written by the connection's writer (`written()`).
-    private let unwritten = Mutex(0)
+    /// Frames offered and not yet written by the connection's writer (`written()`): an atomic,
+    /// not a lock, since every frame of every socket counts through it.
+    private let unwritten = Atomic<Int>(0)
 
     public init(userID: UserID, sessionID: SessionID, capacity: Int) {
         self.userID = userID
@@ -27,7 +28,7 @@ public final class Mailbox: Sendable {
     /// (the connection's writer may be stuck behind a peer that stopped reading).
     public func offer(_ frame: String) {
         let result = continuation.yield(frame)
-        if case .enqueued = result { unwritten.withLock { $0 += 1 } }
+        if case .enqueued = result { unwritten.wrappingAdd(1, ordering: .relaxed) }
         if case .dropped = result {
             let first = overflowed.withLock { already in
                 defer { already = true }
@@ -46,10 +47,10 @@ public final class Mailbox: Sendable {
     public var didOverflow: Bool { overflowed.withLock { $0 } }
 
     /// The connection's writer has written a frame it took from `frames`.
-    public func written() { unwritten.withLock { $0 -= 1 } }
+    public func written() { unwritten.wrappingSubtract(1, ordering: .relaxed) }
 
-    /// Whether every frame offered has been written (or none can be: closed).
-    var isWritten: Bool { unwritten.withLock { $0 <= 0 } }
+    /// Whether every frame offered has been written.
+    var isWritten: Bool { unwritten.load(ordering: .relaxed) <= 0 }
 
     public func close() { continuation.finish() }
 }
