@@ -30,6 +30,7 @@ struct RealtimeSession {
             logger.notice("realtime connection too far behind; closing it")
             channel.close(promise: nil)
         }
+        SocketWriter(channel: channel, mailbox: mailbox).start()
         gateway.events.hub.attach(mailbox)
         await gateway.calls.deviceReconnected(principal.sessionID, user: principal.userID)
         // Friends are told this user is online while the hello goes out: the device does not wait
@@ -45,10 +46,9 @@ struct RealtimeSession {
 
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await frame in mailbox.frames {
-                    try await outbound.write(.text(frame))
-                    mailbox.written()
-                }
+                // The frames are written by the channel's event loop (SocketWriter); this task
+                // only waits for the mailbox to close and everything in it to be written.
+                await mailbox.finished()
                 if mailbox.didOverflow {
                     logger.notice("realtime connection too far behind; closed")
                     try? await outbound.close(.policyViolation, reason: "too far behind: reconnect and sync")

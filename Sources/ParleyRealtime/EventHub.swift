@@ -3,58 +3,6 @@ import ParleyCore
 import ParleyProtocol
 import Synchronization
 
-/// A live connection's inbox: frames wait here until the connection's writer sends them.
-/// Bounded: a connection that falls too far behind is told to go (and will `sync` on return),
-/// so one slow phone never holds up anyone else.
-public final class Mailbox: Sendable {
-    public let id = UUID()
-    public let userID: UserID
-    public let sessionID: SessionID
-    private let continuation: AsyncStream<String>.Continuation
-    public let frames: AsyncStream<String>
-    private let overflowed = Mutex(false)
-    private let overflowAction = Mutex<(@Sendable () -> Void)?>(nil)
-    /// Frames offered and not yet written by the connection's writer (`written()`): an atomic,
-    /// not a lock, since every frame of every socket counts through it.
-    private let unwritten = Atomic<Int>(0)
-
-    public init(userID: UserID, sessionID: SessionID, capacity: Int) {
-        self.userID = userID
-        self.sessionID = sessionID
-        (frames, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(capacity))
-    }
-
-    /// Queues a frame; on overflow the mailbox closes, remembers why, and runs the overflow action
-    /// (the connection's writer may be stuck behind a peer that stopped reading).
-    public func offer(_ frame: String) {
-        let result = continuation.yield(frame)
-        if case .enqueued = result { unwritten.wrappingAdd(1, ordering: .relaxed) }
-        if case .dropped = result {
-            let first = overflowed.withLock { already in
-                defer { already = true }
-                return !already
-            }
-            continuation.finish()
-            if first { overflowAction.withLock { $0 }?() }
-        }
-    }
-
-    /// What to do when the mailbox overflows (close the connection).
-    public func onOverflow(_ action: @escaping @Sendable () -> Void) {
-        overflowAction.withLock { $0 = action }
-    }
-
-    public var didOverflow: Bool { overflowed.withLock { $0 } }
-
-    /// The connection's writer has written a frame it took from `frames`.
-    public func written() { unwritten.wrappingSubtract(1, ordering: .relaxed) }
-
-    /// Whether every frame offered has been written.
-    var isWritten: Bool { unwritten.load(ordering: .relaxed) <= 0 }
-
-    public func close() { continuation.finish() }
-}
-
 /// Who is connected right now, and delivery to their mailboxes. One per process.
 public final class EventHub: Sendable {
     private let mailboxes = Mutex<[UserID: [UUID: Mailbox]]>([:])

@@ -62,7 +62,6 @@ import Testing
     final class Device: Sendable {
         let mailbox: Mailbox
         private let seqs = Numbers()
-        private let reader: Task<Void, Never>
 
         final class Numbers: Sendable {
             let list = Mutex<[Int]>([])
@@ -72,12 +71,13 @@ import Testing
             let mailbox = Mailbox(userID: user, sessionID: SessionID(rawValue: "ann-phone"), capacity: 100)
             self.mailbox = mailbox
             let seqs = seqs
-            reader = Task {
-                for await text in mailbox.frames { if let seq = Frame(text).seq { seqs.list.withLock { $0.append(seq) } } }
+            // The mailbox's writer, as a socket's would be: woken when frames wait, takes them all.
+            mailbox.onFrames {
+                let frames = mailbox.take()
+                seqs.list.withLock { list in list += frames.compactMap { Frame($0).seq } }
+                mailbox.written(frames.count)
             }
         }
-
-        deinit { reader.cancel() }
 
         /// The numbers handed so far, once `count` have come (or 5 s have passed), and after
         /// `settle` more in which nothing else should come.
