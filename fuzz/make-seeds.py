@@ -44,6 +44,12 @@ for name, data in swift_arrays("Tests/ParleyRTPTests/RTCPVectors.swift"):
 frames = re.findall(r'\(#"(\{.*?\})"#', open(os.path.join(root, "Tests/ParleyProtocolTests/CommandFrameTests.swift")).read())
 for index, frame in enumerate(frames):
     write("command", "frame-%02d" % index, ('{"id":"%d",' % index + frame[1:]).encode())
+# The message.send frames its fast path takes, as they are (the frames above all repeat `id`).
+fast_path = open(os.path.join(root, "Tests/ParleyProtocolTests/MessageSendFastPathTests.swift")).read()
+valid = re.search(r"static let valid: \[String\] = \[(.*?)\n    \]", fast_path, re.S).group(1)
+for index, frame in enumerate(re.findall(r'#"(\{.*?\})"#', valid)):
+    frame = re.sub(r"\\#u\{([0-9A-Fa-f]+)\}", lambda m: chr(int(m.group(1), 16)), frame)
+    write("command", "send-%02d" % index, frame.encode())
 
 # Multipart: boundary line, a piece-size byte, then the body (the fuzz target's input format).
 for index, step in enumerate([1, 7, 63]):

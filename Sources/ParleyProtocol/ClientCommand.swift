@@ -61,8 +61,16 @@ public struct CommandFrame: Sendable, Equatable {
 
     /// Decodes a frame. A frame that is not a JSON object, has no `type`, names an unknown
     /// command or lacks a field fails with the stable code a client can act on, and with the
-    /// frame's id when that much was readable (so the error still answers it).
+    /// frame's id when that much was readable (so the error still answers it). A plain
+    /// `message.send` is read without JSONDecoder (`decodeMessageSend`), to the same frame.
     public static func decode(_ bytes: [UInt8]) -> Result<CommandFrame, Failure> {
+        if let frame = decodeMessageSend(bytes) { return .success(frame) }
+        return decodeWithJSONDecoder(bytes)
+    }
+
+    /// Every frame through JSONDecoder: what a frame the `message.send` fast path does not take
+    /// is decoded by, and what that path is tested against.
+    static func decodeWithJSONDecoder(_ bytes: [UInt8]) -> Result<CommandFrame, Failure> {
         // One parse: the envelope reads its id and type, then the command's fields from the
         // same object; a body that does not fit is kept as the error, with the id beside it.
         let envelope: Envelope

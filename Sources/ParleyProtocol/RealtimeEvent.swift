@@ -68,9 +68,11 @@ public enum RealtimeEvent: Sendable, Equatable {
         }
     }
 
-    /// The payload as stored: a JSON object of its fields.
+    /// The payload as stored: a JSON object of its fields. `message.new`'s, encoded for every
+    /// message sent, is written by hand (the same text; `MessageEvent.jsonText()`).
     public func payloadJSON() -> String {
-        String(decoding: (try? ProtocolCoding.encoder.encode(payload)) ?? Data("{}".utf8), as: UTF8.self)
+        if case .messageNew(let value) = self, let text = value.jsonText() { return text }
+        return String(decoding: (try? ProtocolCoding.encoder.encode(payload)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     /// A stored event back as a value; nil for a type this build does not know (written by a

@@ -3,7 +3,7 @@ import NIOCore
 import ParleyDTLS
 import ParleyFiles
 import ParleyMultipart
-import ParleyProtocol
+@testable import ParleyProtocol
 import ParleyRTP
 import ParleySDP
 import ParleySTUN
@@ -121,9 +121,17 @@ enum FuzzTargets {
         _ = try? stream.finish()
     }
 
-    /// A realtime command frame (ParleyProtocol's one decoder).
+    /// A realtime command frame (ParleyProtocol's one decoder); wherever the `message.send`
+    /// fast path answers, it must answer as JSONDecoder does (every scalar of every field alike,
+    /// not only `==`, which takes canonically equivalent text as equal).
     static func command(_ bytes: UnsafeRawBufferPointer) {
-        _ = CommandFrame.decode(Array(bytes))
+        let frame = Array(bytes)
+        _ = CommandFrame.decode(frame)
+        guard let fast = CommandFrame.decodeMessageSend(frame) else { return }
+        let slow = CommandFrame.decodeWithJSONDecoder(frame)
+        guard case .success(let expected) = slow,
+              String(reflecting: fast).unicodeScalars.elementsEqual(String(reflecting: expected).unicodeScalars)
+        else { fatalError("message.send fast path: \(fast) but JSONDecoder: \(slow)") }
     }
 
     /// The media probes (MediaProbe: MP4/MOV/HEIC, MP3, AAC, Ogg, WAV, PNG/JPEG/GIF).
