@@ -223,15 +223,22 @@ let package = Package(
         .target(name: "ParleyLoadTest", dependencies: [
             "ParleyCore", "ParleyMediaClient",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ], path: "loadtest/Sources/ParleyLoadTest"),
         .executableTarget(name: "parley-loadtest", dependencies: [
             "ParleyLoadTest",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], path: "loadtest/Sources/parley-loadtest"),
-        .testTarget(name: "ParleyLoadTestTests", dependencies: ["ParleyLoadTest", "ParleyMediaClient"], path: "loadtest/Tests/ParleyLoadTestTests"),
+        .testTarget(name: "ParleyLoadTestTests", dependencies: [
+            "ParleyLoadTest", "ParleyMediaClient",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+        ], path: "loadtest/Tests/ParleyLoadTestTests"),
 
         .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"]),
         .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),

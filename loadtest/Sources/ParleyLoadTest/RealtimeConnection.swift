@@ -1,12 +1,14 @@
 import Foundation
-import HummingbirdWSClient
-import Logging
+import NIOCore
+import NIOWebSocket
 import Synchronization
 
 /// One device on `GET /v1/realtime`: commands out with their replies matched by `id`, events in.
 ///
 /// Events go to the `onEvent` handler given at connect when it takes them; the rest wait in a
 /// small buffer for ``event(timeout:where:)`` (a `call.incoming` may arrive before its waiter).
+/// Both run on the socket's event loop as each frame is read (``RealtimeFrameHandler``), so they
+/// must be quick; the socket itself is in `RealtimeConnection+Socket.swift`.
 public final class RealtimeConnection: Sendable {
     public enum Failure: Error, CustomStringConvertible {
         case closed
@@ -37,13 +39,14 @@ public final class RealtimeConnection: Sendable {
         var waiters: [(id: Int, match: @Sendable (ServerFrame) -> Bool, continuation: CheckedContinuation<ServerFrame, any Error>)] = []
         var buffered: [ServerFrame] = []
         var closed = false
-        /// The socket's writer once it is open: ``send(_:_:onReply:)`` writes through it itself.
-        var writer: WebSocketOutboundWriter?
+        /// The upgraded channel, from before its first frame (the hello ``connect`` waits for)
+        /// until ``close()``: commands are written to it from the caller's thread, one event-loop
+        /// hop each.
+        var channel: (any Channel)?
     }
 
     static let bufferLimit = 256
     private let state = Mutex(State())
-    private let outgoing: AsyncStream<String>.Continuation
     private let onEvent: EventHandler?
 
     /// Connects and waits for the server's `hello`.
@@ -55,34 +58,8 @@ public final class RealtimeConnection: Sendable {
     }
 
     private init(url: String, token: String, onEvent: EventHandler?) {
-        let (stream, continuation) = AsyncStream.makeStream(of: String.self)
-        outgoing = continuation
         self.onEvent = onEvent
-        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 20)
-        configuration.additionalHeaders[.authorization] = "Bearer \(token)"
-        var logger = Logger(label: "parley-loadtest.realtime")
-        logger.logLevel = .critical
-        Task { [configuration, logger] in
-            _ = try? await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
-                self.state.withLock { $0.writer = outbound }
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        for try await message in inbound.messages(maxSize: 1 << 20) {
-                            guard case .text(let text) = message,
-                                  let frame = ServerFrame(text: text, receivedAt: .now) else { continue }
-                            self.deliver(frame)
-                        }
-                    }
-                    group.addTask {
-                        for await text in stream { try await outbound.write(.text(text)) }
-                        try await outbound.close(.normalClosure, reason: nil)
-                    }
-                    try await group.next()
-                    group.cancelAll()
-                }
-            }
-            self.fail()
-        }
+        open(url: url, token: token)
     }
 
     /// Connects one device per token, a few dozen handshakes at a time; `onEvent(i)` is the
@@ -128,7 +105,7 @@ public final class RealtimeConnection: Sendable {
                 state.replies[id] = .awaiting(continuation)
                 return false
             }
-            if closed { continuation.resume(throwing: Failure.closed) } else { outgoing.yield(text) }
+            if closed { continuation.resume(throwing: Failure.closed) } else { write(text) }
         }
         guard reply.ok else { throw Failure.refused(type: type, code: reply.errorCode) }
         return reply
@@ -136,23 +113,19 @@ public final class RealtimeConnection: Sendable {
 
     /// Sends a command of string fields without waiting for its reply; `onReply` gets it (or
     /// nothing if the socket closes). Its text is written directly (``JSONText``), not through a
-    /// dictionary, and handed to the socket by the caller's task, not by a writer task woken for each message.
+    /// dictionary, and handed to the socket by the caller's thread, not by a writer task woken for each message.
     public func send(_ type: String, _ fields: KeyValuePairs<String, String>, onReply: @escaping @Sendable (ServerFrame) -> Void) async {
-        let (id, writer) = state.withLock { state in
+        let id = state.withLock { state in
             state.nextID += 1
             let id = "s\(state.nextID)"
             state.replies[id] = .handler(onReply)
-            return (id, state.writer)
+            return id
         }
         var text = JSONText()
         text.add("type", type)
         text.add("id", id)
         for (key, value) in fields { text.add(key, value) }
-        if let writer {
-            try? await writer.write(.text(text.finish()))
-        } else {
-            outgoing.yield(text.finish())
-        }
+        write(text.finish())
     }
 
     /// The first event (already buffered or still to come) that `match` accepts.
@@ -177,10 +150,35 @@ public final class RealtimeConnection: Sendable {
         }
     }
 
-    /// Closes the socket.
-    public func close() { outgoing.finish() }
+    /// Closes the socket: a close frame after what was written before, then the server's answer
+    /// closes the channel, and with it anything still waiting fails with ``Failure/closed``.
+    public func close() {
+        let channel = state.withLock { state in
+            defer { state.channel = nil }
+            return state.channel
+        }
+        guard let channel else { return }
+        var code = channel.allocator.buffer(capacity: 2)
+        code.write(webSocketErrorCode: .normalClosure)
+        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .connectionClose, data: code), promise: nil)
+    }
 
-    private func deliver(_ frame: ServerFrame) {
+    /// A text frame, masked by the channel's ``RealtimeFrameHandler``; dropped once closing or closed.
+    private func write(_ text: String) {
+        guard let channel = state.withLock({ $0.channel }) else { return }
+        channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: channel.allocator.buffer(string: text)), promise: nil)
+    }
+
+    /// The socket is upgraded: writes go to `channel` from now on.
+    func opened(_ channel: any Channel) {
+        state.withLock { state in
+            if !state.closed { state.channel = channel }
+        }
+    }
+
+    /// A frame read from the socket, on its event loop: to the command it answers, else to the
+    /// first waiter it matches, else to `onEvent`, else into the buffer.
+    func deliver(_ frame: ServerFrame) {
         if let replyTo = frame.replyTo {
             switch state.withLock({ $0.replies.removeValue(forKey: replyTo) }) {
             case .awaiting(let continuation): continuation.resume(returning: frame)
@@ -223,10 +221,12 @@ public final class RealtimeConnection: Sendable {
         continuation?.resume(with: result)
     }
 
-    private func fail() {
+    /// The socket has closed (or never opened): every waiter and awaiting command fails; a second
+    /// call (the handler and the channel both report the close) finds none left.
+    func fail() {
         let (replies, waiters) = state.withLock { state in
             state.closed = true
-            state.writer = nil
+            state.channel = nil
             defer { state.replies = [:]; state.waiters = [] }
             let awaiting = state.replies.values.compactMap { taker -> CheckedContinuation<ServerFrame, any Error>? in
                 if case .awaiting(let continuation) = taker { continuation } else { nil }
