@@ -240,8 +240,8 @@ let package = Package(
             .product(name: "NIOWebSocket", package: "swift-nio"),
         ], path: "loadtest/Tests/ParleyLoadTestTests"),
 
-        .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN"]),
-        .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP"]),
+        .testTarget(name: "ParleySTUNTests", dependencies: ["ParleySTUN", "ParleyTestSupport"]),
+        .testTarget(name: "ParleyRTPTests", dependencies: ["ParleyRTP", "ParleyTestSupport"]),
         .testTarget(name: "ParleySRTPTests", dependencies: ["ParleySRTP"]),
         .testTarget(name: "ParleyDTLSTests", dependencies: ["ParleyDTLS", "ParleySRTP", "COpenSSL", "CParleyShim", "ParleyTestSupport"]),
         .testTarget(name: "ParleyRelayTests", dependencies: [
@@ -265,7 +265,7 @@ let package = Package(
             "ParleyCalls", "ParleyProtocol", "ParleyRelay",
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "ParleyProtocolTests", dependencies: ["ParleyProtocol"]),
+        .testTarget(name: "ParleyProtocolTests", dependencies: ["ParleyProtocol", "ParleyTestSupport"]),
         .testTarget(name: "ParleyPushTests", dependencies: [
             "ParleyPush", "ParleyCore", "ParleyProtocol", "ParleyTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),

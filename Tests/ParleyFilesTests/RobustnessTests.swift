@@ -24,18 +24,6 @@ struct RobustnessTests {
         ("jpeg", ImageProbeTests.jpeg(width: 64, height: 48), .jpeg),
     ]
 
-    /// A deterministic generator (SplitMix64) so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: samples.map(\.name))
     func everyTruncationIsSafe(name: String) throws {
         let sample = try #require(Self.samples.first { $0.name == name })
@@ -52,7 +40,7 @@ struct RobustnessTests {
     @Test(arguments: samples.map(\.name))
     func flippedBytesAreSafe(name: String) throws {
         let sample = try #require(Self.samples.first { $0.name == name })
-        var random = SplitMix(state: UInt64(name.utf8.count) &* 7919)
+        var random = SeededRandom(seed: UInt64(name.utf8.count) &* 7919)
         for _ in 0..<1_500 {
             var bytes = sample.bytes
             for _ in 0..<Int.random(in: 1...4, using: &random) {
@@ -69,7 +57,7 @@ struct RobustnessTests {
             Array("RIFF\u{10}\0\0\0WAVE".utf8), Array("OggS".utf8), Array("ID3".utf8), [0xFF, 0xFB, 0x90, 0x00],
             [0, 0, 0, 0x10] + Array("ftypisom".utf8), [0, 0, 0, 0x10] + Array("ftypheic".utf8), [0, 0, 0, 1] + Array("ftypqt  ".utf8),
         ]
-        var random = SplitMix(state: 2026)
+        var random = SeededRandom(seed: 2026)
         for signature in signatures {
             for _ in 0..<600 {
                 let tail = (0..<Int.random(in: 0...600, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ParleyProtocol
+import ParleyTestSupport
 import Testing
 
 /// `message.new`'s payload written by hand is the very text `ProtocolCoding.encoder` writes:
@@ -158,19 +159,5 @@ import Testing
             forwardedFrom: maybe { random in ForwardedFrom(messageId: randomString(&random), senderId: randomString(&random)) },
             createdAt: randomString(&random),
             readBy: (0..<Int(random.next() % 5)).map { _ in randomString(&random) })
-    }
-}
-
-/// SplitMix64: the same sequence on every run and machine, so a failing case can be found again.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ParleyCore
 @testable import ParleyProtocol
+import ParleyTestSupport
 import Testing
 
 /// The `message.send` fast path answers only what it fully reads, and then exactly as

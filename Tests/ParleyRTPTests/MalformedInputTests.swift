@@ -1,5 +1,6 @@
 import Testing
 @testable import ParleyRTP
+import ParleyTestSupport
 
 @Suite("Malformed RTP and RTCP are rejected without crashing")
 struct MalformedInputTests {
@@ -84,7 +85,7 @@ struct MalformedInputTests {
 
     @Test("Random bytes and random mutations never crash parsing or rewriting")
     func fuzz() {
-        var generator = SplitMix64(seed: 0x5254_5021)
+        var generator = SeededRandom(seed: 0x5254_5021)
         let seeds = [RTPVectors.videoWithOneByteExtension, RTPVectors.audioWithCSRCsAndPadding, RTPVectors.twoByteExtension,
                      RTCPVectors.senderReportAndSDES, RTCPVectors.receiverFeedback, RTCPVectors.receiverReportAndXR]
         for round in 0..<20_000 {
@@ -117,18 +118,5 @@ struct MalformedInputTests {
         }
         _ = RTCPPacket.parseCompound(bytes)
         RTCPRewriter.rewriteSSRCs(in: &bytes, sender: SSRCMap([(from: 1, to: 2)]), media: SSRCMap([(from: 3, to: 4)]))
-    }
-}
-
-/// A small deterministic generator so a failing fuzz round can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

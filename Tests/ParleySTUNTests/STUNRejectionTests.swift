@@ -1,5 +1,6 @@
 import Testing
 @testable import ParleySTUN
+import ParleyTestSupport
 
 @Suite("STUN input that must be rejected")
 struct STUNRejectionTests {
@@ -104,7 +105,7 @@ struct STUNRejectionTests {
 
     @Test("Random bytes and random mutations never crash the parser")
     func fuzz() {
-        var generator = SplitMix64(seed: 0x5354_554E)
+        var generator = SeededRandom(seed: 0x5354_554E)
         let seeds = [RFC5769.sampleRequest, RFC5769.ipv4Response, RFC5769.ipv6Response]
         for round in 0..<20_000 {
             var bytes: [UInt8]
@@ -137,18 +138,5 @@ extension Result {
     var isFailure: Bool {
         if case .failure = self { return true }
         return false
-    }
-}
-
-/// A small deterministic generator so a failing fuzz round can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
