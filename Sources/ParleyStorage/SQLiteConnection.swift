@@ -12,6 +12,10 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     /// not `PRAGMA query_only`: setting a flag pragma expires every prepared statement of the
     /// connection, and each would be compiled again after every round of reads.
     var refusesWrites = false
+    /// Set when a statement that changes the database (by SQLite's own account,
+    /// `sqlite3_stmt_readonly`) or a script runs; cleared by the writer before each job of a
+    /// batch, to tell a job that failed before changing anything from one that changed something.
+    var hasWritten = false
 
     /// Set once, before the first connection opens (SQLite takes settings only before it starts):
     /// no memory statistics — kept, they take a process-wide lock around every allocation, which
@@ -42,6 +46,7 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     /// Runs statements without parameters or results (pragmas, DDL), several at once allowed.
     func execute(script: String) throws {
         if refusesWrites { throw SQLiteError(code: SQLITE_READONLY, message: "a read may not run a script", sql: script) }
+        hasWritten = true
         var error: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, script, nil, nil, &error)
         if code != SQLITE_OK {
@@ -55,8 +60,9 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     func run(_ sql: String, _ binds: [SQLValue]) throws -> [Row] {
         let statement = try prepared(sql)
         let pointer = statement.pointer
-        if refusesWrites, sqlite3_stmt_readonly(pointer) == 0 {
-            throw SQLiteError(code: SQLITE_READONLY, message: "a read may not change the database", sql: sql)
+        if sqlite3_stmt_readonly(pointer) == 0 {
+            if refusesWrites { throw SQLiteError(code: SQLITE_READONLY, message: "a read may not change the database", sql: sql) }
+            hasWritten = true
         }
         defer {
             sqlite3_reset(pointer)
