@@ -71,11 +71,13 @@ public struct SQLChatStore: ChatStore {
                 SELECT \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns)
                 FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id WHERE d.id = ?
                 """, id.rawValue),
-            SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ? ORDER BY joined_at, user_id", id.rawValue),
+            // In the order of the primary key, sorted here: SQLite would sort a handful of rows
+            // in a temporary B-tree, built and dropped for every message.
+            SQLStatement("SELECT \(Self.memberColumns) FROM dialog_members WHERE dialog_id = ?", id.rawValue),
         ])
         guard let row = found[0].first else { return nil }
         let dialog = try Self.decodeDialog(row)
-        let members = try found[1].map { try Self.decodeMember($0) }
+        let members = try found[1].map { try Self.decodeMember($0) }.sorted(by: Self.joinedFirst)
         // A dialog without a request has NULLs in the request's columns.
         let hasRequest = try row.decode(column: "request_dialog_id", as: String?.self) != nil
         let request = dialog.type == .private && hasRequest ? try Self.decodeRequest(row, prefix: "request_") : nil
@@ -111,6 +113,11 @@ public struct SQLChatStore: ChatStore {
         let other = dialog.type == .private ? memberships.first(where: { $0.userID != sender })?.userID : nil
         let standingOfSender = try SQLFriendStore.standing(of: sender, toward: other, fromRows: members)
         return SendContext(dialog: dialog, members: memberships, request: request, standing: standingOfSender)
+    }
+
+    /// The order of `ORDER BY joined_at, user_id`: who joined first, then by user id (unique).
+    static func joinedFirst(_ a: Membership, _ b: Membership) -> Bool {
+        a.joinedAt != b.joinedAt ? a.joinedAt < b.joinedAt : a.userID.rawValue < b.userID.rawValue
     }
 
     /// `dialogColumns` of a `dialogs d` joined to a table that shares some of their names.
