@@ -93,29 +93,22 @@ extension SQLChatStore {
     /// rows it changes: a new message brings a cleared conversation back, and the sender has read
     /// their own message (only the rows that change: the sender's, and those of members who had
     /// hidden the dialog). Nothing when a message was sent before under this client id.
-    /// The row is inserted first, numbered from the dialog's counter and skipped when its client
-    /// id is taken: no statement of its own to look for an earlier one, which only a resend needs.
     private static func write(_ message: MessageRecord, _ sql: Transaction) throws -> Written {
-        let inserted = try sql.query("""
-            INSERT INTO messages (\(Self.messageColumns))
-            SELECT ?, id, last_message_seq + 1, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM dialogs WHERE id = ?
-            ON CONFLICT (dialog_id, sender_id, client_message_id) DO NOTHING RETURNING seq
-            """, binding: [
-                message.id.rawValue.sqlValue, message.senderID.rawValue.sqlValue,
-                message.clientMessageID.sqlValue, message.kind.rawValue.sqlValue, message.text.sqlValue,
-                message.attachmentID?.rawValue.sqlValue ?? .null, json(message.call).sqlValue, json(message.location).sqlValue,
-                json(message.forwardedFrom).sqlValue, message.createdAt.storageMillis.sqlValue, message.dialogID.rawValue.sqlValue,
-            ])
-        guard let seq = try inserted.first?.decode(column: "seq", as: Int64.self) else {
-            // No row: sent before under this client id, or no such dialog.
-            guard let existing = try sql.query("""
-                SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
-                """, binding: [message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue]).first
-            else { throw ChatErrors.dialogNotFound }
+        let key: [SQLValue] = [message.dialogID.rawValue.sqlValue, message.senderID.rawValue.sqlValue, message.clientMessageID.sqlValue]
+        if let existing = try sql.query("""
+            SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND sender_id = ? AND client_message_id = ?
+            """, binding: key).first {
             return .existing(try decodeMessage(existing))
         }
-        try sql.send("UPDATE dialogs SET last_message_seq = ?, updated_at = ? WHERE id = ?", binding: [
-            seq.sqlValue, message.createdAt.storageMillis.sqlValue, message.dialogID.rawValue.sqlValue,
+        guard let seq = try sql.scalar("""
+            UPDATE dialogs SET last_message_seq = last_message_seq + 1, updated_at = ? WHERE id = ? RETURNING last_message_seq
+            """, message.createdAt.storageMillis, message.dialogID.rawValue, as: Int64.self)
+        else { throw ChatErrors.dialogNotFound }
+        try sql.send("INSERT INTO messages (\(Self.messageColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", binding: [
+            message.id.rawValue.sqlValue, message.dialogID.rawValue.sqlValue, seq.sqlValue, message.senderID.rawValue.sqlValue,
+            message.clientMessageID.sqlValue, message.kind.rawValue.sqlValue, message.text.sqlValue,
+            message.attachmentID?.rawValue.sqlValue ?? .null, json(message.call).sqlValue, json(message.location).sqlValue,
+            json(message.forwardedFrom).sqlValue, message.createdAt.storageMillis.sqlValue,
         ])
         try sql.send("""
             UPDATE dialog_members SET hidden = 0, read_seq = CASE WHEN user_id = ? THEN ? ELSE read_seq END
