@@ -90,12 +90,8 @@ public final class EventLog: EventPublisher, Sendable {
         let now = clock.now()
         let type = encoded.event.type, payload = encoded.payloadJSON
         let recipients = Self.ordered(users)
-        let heads = Array(repeating: "(?, 1)", count: recipients.count).joined(separator: ", ")
-        let numbered = try sql.query("""
-            INSERT INTO user_event_heads (user_id, last_seq) VALUES \(heads)
-            ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + 1
-            RETURNING user_id, last_seq
-            """, binding: recipients.map(\.rawValue.sqlValue))
+        let statements = SQLiteEventStatements.for(recipients.count)
+        let numbered = try sql.query(statements.heads, binding: recipients.map(\.rawValue.sqlValue))
         var numbers: [String: Int64] = [:]
         for row in numbered {
             numbers[try row.decode(column: "user_id", as: String.self)] = try row.decode(column: "last_seq", as: Int64.self)
@@ -105,10 +101,7 @@ public final class EventLog: EventPublisher, Sendable {
         let binds = stored.flatMap { event -> [SQLValue] in
             [.text(event.userID.rawValue), .integer(event.seq), .text(type), .text(payload), .integer(now.storageMillis), except]
         }
-        let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: recipients.count).joined(separator: ", ")
-        try sql.send("""
-            INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session) VALUES \(values)
-            """, binding: binds)
+        try sql.send(statements.events, binding: binds)
         return stored
     }
 
