@@ -265,7 +265,7 @@ let package = Package(
             "ParleyCalls", "ParleyProtocol", "ParleyRelay",
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
-        .testTarget(name: "ParleyProtocolTests", dependencies: ["ParleyProtocol", "ParleyTestSupport"]),
+        .testTarget(name: "ParleyProtocolTests", dependencies: ["ParleyCore", "ParleyProtocol", "ParleyTestSupport"]),
         .testTarget(name: "ParleyPushTests", dependencies: [
             "ParleyPush", "ParleyCore", "ParleyProtocol", "ParleyTestSupport",
             .product(name: "Crypto", package: "swift-crypto"),

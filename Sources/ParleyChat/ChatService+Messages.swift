@@ -131,9 +131,9 @@ extension ChatService {
 
     /// The client id and the text as stored: trimmed, and within their limits.
     static func checkedText(_ outgoing: OutgoingMessage) throws -> (clientID: String, text: String?) {
-        let clientID = outgoing.clientMessageID.trimmingCharacters(in: .whitespaces)
+        let clientID = outgoing.clientMessageID.trimming(.whitespaces)
         guard !clientID.isEmpty, clientID.count <= ChatRules.maxClientMessageIDLength else { throw ChatErrors.clientMessageIDRequired }
-        let text = outgoing.text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        let text = outgoing.text.map { $0.trimming(.whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
         if let text, text.count > ChatRules.maxTextLength { throw ChatErrors.textTooLong }
         return (clientID, text)
     }
