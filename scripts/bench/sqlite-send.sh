@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # What SQLite's writer spends on one chat message, without Parley's Swift around it: a fresh
 # `parley` (release build) creates its schema, which is read back from the file; then
-# scripts/bench/sqlite-send.c replays the send's statements against the same library, each given
-# variant in turn with the shipped statements before it, `--rounds` times (this machine's timing
-# wanders by 10–20 % between runs: compare runs side by side, not across rounds).
-# usage: scripts/bench/sqlite-send.sh [--rounds 3] [variant…]   (variants: see sqlite-send.c)
+# scripts/bench/sqlite-send.c replays the send's statements against the same library — the
+# shipped ones and each variant given, a batch each in turn in one process, so that the machine's
+# drift (10–20 % between runs here) falls on all alike — `--rounds` times.
+# usage: scripts/bench/sqlite-send.sh [--rounds 3] [variant[+variant…]…]   (variants: see sqlite-send.c)
 # env: PARLEY_BIN (a folder with a built `parley`; default .build-release/release)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,9 +24,7 @@ sqlite3 "$work/data/parley.sqlite" .schema | grep -v '^CREATE TABLE sqlite_' > "
     || python3 -c "import sqlite3,sys; print(';\n'.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute(\"SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid\")) + ';')" "$work/data/parley.sqlite" > "$work/schema.sql"
 gcc -O2 -o "$work/sqlite-send" scripts/bench/sqlite-send.c -lsqlite3
 for round in $(seq 1 "$rounds"); do
-    for variant in "" "${variants[@]+"${variants[@]}"}"; do
-        rm -f "$work"/replay.sqlite*
-        printf '%-16s round %s: ' "${variant:-shipped}" "$round"
-        "$work/sqlite-send" "$work/schema.sql" "$work/replay.sqlite" $variant
-    done
+    echo "round $round:"
+    rm -rf "$work/replay" && mkdir "$work/replay"
+    "$work/sqlite-send" "$work/schema.sql" "$work/replay" ${variants[@]+"${variants[@]}"}
 done
