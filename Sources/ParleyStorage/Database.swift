@@ -9,9 +9,10 @@ import ParleyCore
 /// (nesting is a compile error), and stores keep no engine types of their own.
 ///
 /// SQLite today: one writer connection on its own thread, with group commit — transactions that
-/// queue while one commits share the next COMMIT, each in a savepoint of its own, and every caller
-/// is answered only after the commit that holds its work (WAL, synchronous=NORMAL: what is
-/// acknowledged survives the process being killed); read-only connections beside it for `read`.
+/// queue while one commits share the next COMMIT, one that throws undone alone (see
+/// `SQLiteEngine.commit`), and every caller is answered only after the commit that holds its work
+/// (WAL, synchronous=NORMAL: what is acknowledged survives the process being killed); read-only
+/// connections beside it for `read`.
 /// PostgreSQL (`openPostgreSQL`, `database.url`) behind the same two calls: each closure on a
 /// thread of a pool that owns one connection each, statements as blocking round trips — except
 /// those only `send` (not waited for) and those read together (`query(each:)`, one round trip) —

@@ -107,10 +107,11 @@ final class SQLiteEngine: StorageEngine {
                 // never pauses never catches up with it, and the WAL only starts over after a
                 // checkpoint that copied all of it (without this one it grew by ~85 MB a second at
                 // 5 000 messages a second).
-                // Its savepoints' journals in memory (`temp_store`): every job of a batch runs in a
-                // savepoint, which keeps the first copy of each page the job changes; in a temporary
-                // file (SQLite's default past 64 KiB) that was a `pwrite` per page, four for each
-                // write into the WAL and 15 % of the writer's time at 4 000 messages a second.
+                // Its savepoints' and statements' journals in memory (`temp_store`): each keeps the
+                // first copy of every page its savepoint or multi-row statement changes; in a
+                // temporary file (SQLite's default past 64 KiB) that was a `pwrite` per page, when
+                // every job of a batch ran in a savepoint four for each write into the WAL and 15 %
+                // of the writer's time at 4 000 messages a second.
                 try connection.execute(script: """
                     PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000;
                     PRAGMA wal_autocheckpoint=\(Self.writerCheckpointPages); PRAGMA cache_size=-\(Self.writerCacheKiB);
