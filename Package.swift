@@ -214,10 +214,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "NIOPosix", package: "swift-nio"),
         ]),
+        // Linked with mimalloc (Debian's libmimalloc-dev), which takes over malloc and free for
+        // the whole process: see docs/deploying.md, Memory.
         .executableTarget(name: "parley", dependencies: [
             "ParleyApp",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], linkerSettings: [.linkedLibrary("mimalloc")]),
         // The load-test harness: calls with real Opus and VP8 (ParleyMediaClient) and chat, driven
         // through a running Parley's gateway, relay and admin routes.
         .target(name: "ParleyLoadTest", dependencies: [

@@ -4,7 +4,7 @@
 # prometheus, haproxy, …; `scripts/install-deps.sh haproxy` for the load balancer of
 # docs/examples/haproxy.cfg).
 set -euo pipefail
-packages=(pkg-config libssl-dev libsrtp2-dev libopus-dev libvpx-dev libsqlite3-dev "$@")
+packages=(pkg-config libssl-dev libsrtp2-dev libopus-dev libvpx-dev libsqlite3-dev libmimalloc-dev "$@")
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -15,6 +15,9 @@ public struct ParleyConfiguration: Sendable {
     public var filesDirectory = ""
     /// Empty: SQLite in the data folder. Else PostgreSQL: `postgres://user:password@host:port/database?sslmode=…&pool=…`.
     public var databaseURL = ""
+    /// SQLite's writer thread's nice value: ahead of the other threads when the cores are all
+    /// busy (every write waits for it). Negative needs root or CAP_SYS_NICE; 0 leaves it alone.
+    public var databaseWriterNice = -10
     public var publicBaseURL = ""
     public var jwtSecret = ""
     public var bcryptCost = 12
@@ -194,6 +197,7 @@ public struct ParleyConfiguration: Sendable {
         dataDirectory = config.string(forKey: "data.directory", default: d.dataDirectory)
         filesDirectory = config.string(forKey: "files.directory", default: d.filesDirectory)
         databaseURL = config.string(forKey: "database.url", default: d.databaseURL)
+        databaseWriterNice = config.int(forKey: "database.writerNice", default: d.databaseWriterNice)
         publicBaseURL = config.string(forKey: "http.publicBaseURL", default: d.publicBaseURL)
         webDirectory = config.string(forKey: "web.directory", default: d.webDirectory)
         jwtSecret = config.string(forKey: "auth.jwtSecret", isSecret: true, default: d.jwtSecret)

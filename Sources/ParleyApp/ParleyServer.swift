@@ -73,7 +73,7 @@ public enum ParleyServer {
         }
         // SQLite in the data folder unless database.url names a PostgreSQL that every node shares.
         let database = config.databaseURL.isEmpty
-            ? try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", logger: logger)
+            ? try await Database.openSQLite(path: dataDirectory + "/parley.sqlite", writerNice: config.databaseWriterNice, logger: logger)
             : try await Database.openPostgreSQL(url: PostgreSQLURL(config.databaseURL), logger: logger)
         let migrator = Migrator(database: database, logger: logger)
         let migrations = Self.migrations

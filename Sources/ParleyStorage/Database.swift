@@ -33,13 +33,15 @@ public final class Database: Sendable {
     }
 
     /// Opens (creating if needed) an SQLite database file with WAL journaling and foreign keys on,
-    /// one writer and `readers` read-only connections.
-    public static func openSQLite(path: String, readers: Int = 2, logger: Logger) async throws -> Database {
+    /// one writer and `readers` read-only connections. `writerNice`: the writer thread's nice value
+    /// (negative: ahead of the process's other threads when the cores are all busy; see
+    /// `SQLiteEngine.raisePriority`), 0 leaves it as the process's.
+    public static func openSQLite(path: String, readers: Int = 2, writerNice: Int = 0, logger: Logger) async throws -> Database {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        return Database(kind: .sqlite, engine: try SQLiteEngine(path: path, readers: readers, logger: logger))
+        return Database(kind: .sqlite, engine: try SQLiteEngine(path: path, readers: readers, writerNice: writerNice, logger: logger))
     }
 
     /// Opens an existing SQLite database file for reading only (`write` fails with

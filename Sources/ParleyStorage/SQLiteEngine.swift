@@ -93,7 +93,8 @@ final class SQLiteEngine: StorageEngine {
 
     /// Opens the writer (creating the file, WAL, foreign keys) and `readers` read-only connections;
     /// `readOnly`: the readers alone, over a file that must exist (every `write` throws).
-    init(path: String, readers: Int, readOnly: Bool = false, logger: Logger) throws {
+    /// `writerNice`: the writer thread's nice value (`Database.openSQLite`); 0 leaves it as the process's.
+    init(path: String, readers: Int, readOnly: Bool = false, writerNice: Int = 0, logger: Logger) throws {
         var writer: SQLiteConnection?, checkpointer: SQLiteConnection?
         var readerConnections: [SQLiteConnection] = []
         do {
@@ -135,7 +136,10 @@ final class SQLiteEngine: StorageEngine {
         hasWriter = writer != nil
         let writes = writes, reads = reads, checkpoints = checkpoints
         if let writer, let checkpointer {
-            Self.startThread("db-writer", connection: writer, exits: exits) { Self.writeLoop($0, writes) }
+            Self.startThread("db-writer", connection: writer, exits: exits) { connection in
+                Self.raisePriority(to: writerNice, logger: logger)
+                Self.writeLoop(connection, writes)
+            }
             Self.startThread("db-checkpoint", connection: checkpointer, exits: exits) { Self.checkpointLoop($0, checkpoints) }
         } else {
             writes.stop()   // nothing takes writes: `write` answers `StorageError.closed` at once
@@ -156,6 +160,24 @@ final class SQLiteEngine: StorageEngine {
             exits.exited()
         }
         thread.start()
+    }
+
+    /// Sets the calling thread's nice value (Linux: a thread's own, `who` 0 of `PRIO_PROCESS`).
+    /// The writer is the one thread every write waits for; when the machine's cores are all
+    /// busy, the scheduler shares them evenly among the threads that can run, and the writer's
+    /// queue (every caller's acknowledgement) grows while it waits its turn behind the threads
+    /// that encode and send. A negative value needs root or `CAP_SYS_NICE` (systemd: `LimitNICE=`
+    /// or `AmbientCapabilities=CAP_SYS_NICE`); without it the thread keeps the process's and this
+    /// says so once.
+    private static func raisePriority(to nice: Int, logger: Logger) {
+        guard nice != 0 else { return }
+        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, Int32(nice)) != 0 {
+            let reason = String(cString: strerror(errno))
+            logger.notice("storage writer thread keeps the process's priority", metadata: [
+                "nice": "\(nice)", "error": "\(reason)",
+                "hint": "needs root or CAP_SYS_NICE; database.writerNice 0 turns this off",
+            ])
+        }
     }
 
     func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> (T, [@Sendable () -> Void]) {

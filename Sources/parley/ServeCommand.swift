@@ -23,7 +23,6 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         // Everything Parley writes (database, files, mail, secrets) is the owner's alone.
         umask(0o077)
-        AllocatorTuning.apply()
         var configuration = try await ParleyConfiguration.load(file: config)
         if let port { configuration.httpPort = port }
         if let data { configuration.dataDirectory = data }

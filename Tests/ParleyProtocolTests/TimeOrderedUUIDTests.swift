@@ -15,6 +15,28 @@ import Testing
         #expect("89ab".contains(characters[19]))
     }
 
+    @Test func theTextIsFoundationsForTheSameBytes() {
+        // The bytes as the layout above places them, written by `UUID`: what `make` wrote before
+        // it wrote the text itself.
+        func reference(_ millis: UInt64, _ random: (UInt64, UInt64)) -> String {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: millis >> (40 - 8 * UInt64(index))) }
+            for index in 6..<8 { bytes[index] = UInt8(truncatingIfNeeded: random.0 >> (8 * UInt64(index - 6))) }
+            for index in 8..<16 { bytes[index] = UInt8(truncatingIfNeeded: random.1 >> (8 * UInt64(index - 8))) }
+            bytes[6] = 0x70 | (bytes[6] & 0x0f)
+            bytes[8] = 0x80 | (bytes[8] & 0x3f)
+            let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                   bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            return uuid.uuidString.lowercased()
+        }
+        var generator = SystemRandomNumberGenerator()
+        let edges: [UInt64] = [0, 1, 0xffff_ffff_ffff, 0x1_0000_0000_0000, .max, 1_764_151_200_000]
+        for millis in edges + (0..<3_000).map({ _ in generator.next() }) {
+            let random = (generator.next() as UInt64, generator.next() as UInt64)
+            #expect(TimeOrderedUUID.make(millis: millis, random: random) == reference(millis, random))
+        }
+    }
+
     @Test func laterIdsSortAfterEarlierOnesAndNoneRepeats() {
         // One millisecond apart, whatever the random bits (within one millisecond ids need not sort).
         var generator = SystemRandomNumberGenerator()

@@ -13,7 +13,8 @@
  *   per message), folded-insert (the row inserted from the dialog's counter, ON CONFLICT DO
  *   NOTHING RETURNING seq, then the counter set), members-order (ORDER BY joined_at, user_id in
  *   SQL), no-event-keys (user_events and user_event_heads without their foreign key to users),
- *   heads-without-rowid (user_event_heads WITHOUT ROWID).
+ *   heads-without-rowid (user_event_heads WITHOUT ROWID), no-heads (each recipient's next number
+ *   read from its newest event instead of a counter row moved on).
  * env: WARMUP (messages before the timing, 20 000), MESSAGES (timed, 30 000). */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -30,10 +31,10 @@
 typedef struct {
     sqlite3 *db;
     const char *name;
-    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid;
+    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads;
     unsigned random;
     sqlite3_stmt *dialogRead, *membersRead, *blockersRead, *towardRead, *existingRead, *counterMove, *messageInsert,
-        *foldedInsert, *counterSet, *membershipUpdate, *headsUpsert[6], *eventsInsert[6], *savepoint, *release, *begin, *commit;
+        *foldedInsert, *counterSet, *membershipUpdate, *headsUpsert[6], *eventsInsert[6], *lastEvent, *savepoint, *release, *begin, *commit;
     long sent;
     double seconds;
 } Replay;
@@ -119,15 +120,19 @@ static void send(Replay *r, int user, int dialog) {
     memcpy(recipients, members[dialog], sizeof(int) * n);
     qsort(recipients, n, sizeof(int), byID);
     sqlite3_stmt *heads = r->headsUpsert[n], *events = r->eventsInsert[n];
-    for (int i = 0; i < n; i++) text(heads, i + 1, users[recipients[i]]);
-    int code;
-    while ((code = sqlite3_step(heads)) == SQLITE_ROW) {
-        const char *who = (const char *)sqlite3_column_text(heads, 0);
-        for (int i = 0; i < n; i++) if (!strcmp(who, users[recipients[i]])) numbers[i] = sqlite3_column_int64(heads, 1);
+    if (r->noHeads) {
+        for (int i = 0; i < n; i++) { text(r->lastEvent, 1, users[recipients[i]]); numbers[i] = run(r->lastEvent, 0); }
+    } else {
+        for (int i = 0; i < n; i++) text(heads, i + 1, users[recipients[i]]);
+        int code;
+        while ((code = sqlite3_step(heads)) == SQLITE_ROW) {
+            const char *who = (const char *)sqlite3_column_text(heads, 0);
+            for (int i = 0; i < n; i++) if (!strcmp(who, users[recipients[i]])) numbers[i] = sqlite3_column_int64(heads, 1);
+        }
+        if (code != SQLITE_DONE) fail("heads");
+        sqlite3_reset(heads);
+        sqlite3_clear_bindings(heads);
     }
-    if (code != SQLITE_DONE) fail("heads");
-    sqlite3_reset(heads);
-    sqlite3_clear_bindings(heads);
     for (int i = 0; i < n; i++) {
         text(events, 6 * i + 1, users[recipients[i]]); integer(events, 6 * i + 2, numbers[i]); text(events, 6 * i + 3, "message.new");
         text(events, 6 * i + 4, payload); integer(events, 6 * i + 5, NOW); sqlite3_bind_null(events, 6 * i + 6);
@@ -221,6 +226,7 @@ static void prepareSend(Replay *r) {
         for (int i = 0; i < n; i++) strcat(sql, i ? ", (?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?)");
         r->eventsInsert[n] = prepare(sql);
     }
+    r->lastEvent = prepare("SELECT coalesce(max(seq), 0) + 1 FROM user_events WHERE user_id = ?");
     r->savepoint = prepare("SAVEPOINT job"); r->release = prepare("RELEASE job");
     r->begin = prepare("BEGIN IMMEDIATE"); r->commit = prepare("COMMIT");
 }
@@ -276,6 +282,7 @@ int main(int argc, char **argv) {
             else if (!strcmp(name, "members-order")) v->membersOrder = 1;
             else if (!strcmp(name, "no-event-keys")) v->noEventKeys = 1;
             else if (!strcmp(name, "heads-without-rowid")) v->headsWithoutRowid = 1;
+            else if (!strcmp(name, "no-heads")) v->noHeads = 1;
             else { fprintf(stderr, "unknown variant %s\n", name); return 2; }
         }
     }
