@@ -85,8 +85,10 @@ let package = Package(
         // Infrastructure below the domain: the system's SQLite (3.34+ for FTS5 trigrams), driven directly,
         // or PostgreSQL through PostgresNIO (`database.url`), behind the same transaction handles.
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // What Parley puts into SQLite itself: a wrapper around its page cache (PageCache.c).
+        .target(name: "CParleySQLite", dependencies: ["CSQLite3"]),
         .target(name: "ParleyStorage", dependencies: [
-            "ParleyCore", "ParleyProtocol", "CSQLite3",
+            "ParleyCore", "ParleyProtocol", "CSQLite3", "CParleySQLite",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
@@ -281,7 +283,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ParleyStorageTests", dependencies: [
-            "ParleyStorage", "ParleyTestSupport",
+            "ParleyStorage", "ParleyTestSupport", "CParleySQLite",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "ParleyHTTPTests", dependencies: [

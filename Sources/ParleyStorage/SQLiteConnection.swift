@@ -1,3 +1,4 @@
+import CParleySQLite
 import CSQLite3
 
 /// One SQLite connection, used by one thread at a time (its worker's), with its prepared
@@ -19,8 +20,13 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
 
     /// Set once, before the first connection opens (SQLite takes settings only before it starts):
     /// no memory statistics — kept, they take a process-wide lock around every allocation, which
-    /// every connection on every thread makes per statement. (Nothing reads them.)
-    private static let configured: Void = { _ = parley_sqlite3_count_memory(0) }()
+    /// every connection on every thread makes per statement (nothing reads them); and Parley's
+    /// wrapper around SQLite's page cache, so that a commit does not walk every cached page
+    /// (Sources/CParleySQLite/PageCache.c).
+    private static let configured: Void = {
+        _ = parley_sqlite3_count_memory(0)
+        _ = parley_sqlite3_install_page_cache()
+    }()
 
     struct PreparedStatement {
         let pointer: OpaquePointer

@@ -14,24 +14,29 @@
  *   NOTHING RETURNING seq, then the counter set), members-order (ORDER BY joined_at, user_id in
  *   SQL), no-event-keys (user_events and user_event_heads without their foreign key to users),
  *   heads-without-rowid (user_event_heads WITHOUT ROWID), no-heads (each recipient's next number
- *   read from its newest event instead of a counter row moved on).
- * env: WARMUP (messages before the timing, 20 000), MESSAGES (timed, 30 000). */
+ *   read from its newest event instead of a counter row moved on), sqlite-page-cache (the page
+ *   cache as SQLite has it: Parley's wrapper, Sources/CParleySQLite/PageCache.c, passes the
+ *   scratch page number of a rebalance through).
+ * env: WARMUP (messages before the timing, 20 000), MESSAGES (timed, 30 000), BATCH (messages a
+ *   transaction, 256; under load the server's batches are smaller, and each commit's own cost
+ *   weighs more a message). */
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "CParleySQLite.h"
 
 #define USERS 1000
 #define DIALOGS 700
-#define BATCH 256
+static int BATCH = 256;
 #define NOW 1700000000000LL
 
 /* One database and its statements: the shipped ones, or a variant's. */
 typedef struct {
     sqlite3 *db;
     const char *name;
-    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads;
+    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads, sqlitePageCache;
     unsigned random;
     sqlite3_stmt *dialogRead, *membersRead, *blockersRead, *towardRead, *existingRead, *counterMove, *messageInsert,
         *foldedInsert, *counterSet, *membershipUpdate, *headsUpsert[6], *eventsInsert[6], *lastEvent, *savepoint, *release, *begin, *commit;
@@ -283,15 +288,19 @@ int main(int argc, char **argv) {
             else if (!strcmp(name, "no-event-keys")) v->noEventKeys = 1;
             else if (!strcmp(name, "heads-without-rowid")) v->headsWithoutRowid = 1;
             else if (!strcmp(name, "no-heads")) v->noHeads = 1;
+            else if (!strcmp(name, "sqlite-page-cache")) v->sqlitePageCache = 1;
             else { fprintf(stderr, "unknown variant %s\n", name); return 2; }
         }
     }
+    if (getenv("BATCH")) BATCH = atoi(getenv("BATCH"));
+    if (parley_sqlite3_install_page_cache() != SQLITE_OK) { fprintf(stderr, "cannot install the page cache\n"); return 1; }
     makePeople();
     long warmup = getenv("WARMUP") ? atol(getenv("WARMUP")) : 20000, messages = getenv("MESSAGES") ? atol(getenv("MESSAGES")) : 30000;
     for (int i = 0; i < count; i++) {
         Replay *replay = &replays[i];
         char path[4096];
         snprintf(path, sizeof path, "%s/replay-%d.sqlite", argv[2], i);
+        parley_sqlite3_page_cache_remaps(!replay->sqlitePageCache);
         if (sqlite3_open(path, &replay->db) != SQLITE_OK) { fprintf(stderr, "cannot open %s\n", path); return 1; }
         use(replay);
         replay->random = 1;
