@@ -16,7 +16,9 @@
  *   heads-without-rowid (user_event_heads WITHOUT ROWID), no-heads (each recipient's next number
  *   read from its newest event instead of a counter row moved on), sqlite-page-cache (the page
  *   cache as SQLite has it: Parley's wrapper, Sources/CParleySQLite/PageCache.c, passes the
- *   scratch page number of a rebalance through).
+ *   scratch page number of a rebalance through), sqlite-wal-writes (each WAL write its own system
+ *   call, as SQLite makes them: Parley's VFS, Sources/CParleySQLite/WALWrites.c, gathers a
+ *   transaction's).
  * env: WARMUP (messages before the timing, 20 000), MESSAGES (timed, 30 000), BATCH (messages a
  *   transaction, 256; under load the server's batches are smaller, and each commit's own cost
  *   weighs more a message). */
@@ -36,7 +38,7 @@ static int BATCH = 256;
 typedef struct {
     sqlite3 *db;
     const char *name;
-    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads, sqlitePageCache;
+    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads, sqlitePageCache, sqliteWALWrites;
     unsigned random;
     sqlite3_stmt *dialogRead, *membersRead, *blockersRead, *towardRead, *existingRead, *counterMove, *messageInsert,
         *foldedInsert, *counterSet, *membershipUpdate, *headsUpsert[6], *eventsInsert[6], *lastEvent, *savepoint, *release, *begin, *commit;
@@ -289,11 +291,13 @@ int main(int argc, char **argv) {
             else if (!strcmp(name, "heads-without-rowid")) v->headsWithoutRowid = 1;
             else if (!strcmp(name, "no-heads")) v->noHeads = 1;
             else if (!strcmp(name, "sqlite-page-cache")) v->sqlitePageCache = 1;
+            else if (!strcmp(name, "sqlite-wal-writes")) v->sqliteWALWrites = 1;
             else { fprintf(stderr, "unknown variant %s\n", name); return 2; }
         }
     }
     if (getenv("BATCH")) BATCH = atoi(getenv("BATCH"));
     if (parley_sqlite3_install_page_cache() != SQLITE_OK) { fprintf(stderr, "cannot install the page cache\n"); return 1; }
+    if (parley_sqlite3_register_wal_vfs() != SQLITE_OK) { fprintf(stderr, "cannot register the WAL VFS\n"); return 1; }
     makePeople();
     long warmup = getenv("WARMUP") ? atol(getenv("WARMUP")) : 20000, messages = getenv("MESSAGES") ? atol(getenv("MESSAGES")) : 30000;
     for (int i = 0; i < count; i++) {
@@ -301,7 +305,8 @@ int main(int argc, char **argv) {
         char path[4096];
         snprintf(path, sizeof path, "%s/replay-%d.sqlite", argv[2], i);
         parley_sqlite3_page_cache_remaps(!replay->sqlitePageCache);
-        if (sqlite3_open(path, &replay->db) != SQLITE_OK) { fprintf(stderr, "cannot open %s\n", path); return 1; }
+        int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+        if (sqlite3_open_v2(path, &replay->db, flags, replay->sqliteWALWrites ? 0 : PARLEY_WAL_VFS) != SQLITE_OK) { fprintf(stderr, "cannot open %s\n", path); return 1; }
         use(replay);
         replay->random = 1;
         /* The writer's settings (SQLiteEngine); the WAL is not checkpointed while timing. */

@@ -13,4 +13,14 @@ void parley_sqlite3_page_cache_remaps(int on);
 /// How many times a page moved to SQLite's scratch number was held elsewhere, in every cache so far.
 unsigned long parley_sqlite3_page_cache_scratch_moves(void);
 
+/// The name of the VFS that gathers a transaction's WAL writes into one (WALWrites.c).
+#define PARLEY_WAL_VFS "parley-wal"
+
+/// Registers that VFS (not as the default); call once before opening a connection with it.
+int parley_sqlite3_register_wal_vfs(void);
+
+/// Statistics: writes SQLite made to WAL files through that VFS, and writes it made to the kernel.
+unsigned long parley_sqlite3_wal_writes_gathered(void);
+unsigned long parley_sqlite3_wal_writes_made(void);
+
 #endif

@@ -1,0 +1,51 @@
+import CParleySQLite
+import Foundation
+import Logging
+import ParleyStorage
+import Testing
+
+/// Every connection writes its WAL through Parley's VFS, which gathers a transaction's frames into
+/// one write (WALWrites.c). What it must show: writes were gathered, and whatever was acknowledged
+/// is in the WAL file the moment it is acknowledged — a copy of the files taken right then, while
+/// the database is still open, is recovered from the WAL (SQLite checks every frame's checksum
+/// and stops at the first that does not hold) with every row.
+@Suite struct WALWritesTests {
+    @Test func acknowledgedWritesAreInTheWALFileAndFramesWereGathered() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-wal-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/test.sqlite"
+        let database = try await Database.openSQLite(path: path, logger: Logger(label: "test"))
+        try await database.write { try $0.execute("CREATE TABLE rows (n INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
+        let (gathered, made) = (parley_sqlite3_wal_writes_gathered(), parley_sqlite3_wal_writes_made())
+        // 2 000 writers at once (their transactions share commits), each a row of 1–6 KiB.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<2_000 {
+                group.addTask {
+                    try await database.write { sql in
+                        _ = try sql.execute("INSERT INTO rows (n, body) VALUES (?, ?)", n, String(repeating: "\(n % 10)", count: 1_024 * (1 + n % 6)))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let gatheredNow = parley_sqlite3_wal_writes_gathered() - gathered, madeNow = parley_sqlite3_wal_writes_made() - made
+        #expect(gatheredNow > 2 * madeNow, "SQLite's \(gatheredNow) writes into the WAL reached the kernel as \(madeNow)")
+
+        // Copied while open, right after the last acknowledgement: the database file, then its WAL.
+        let copy = directory + "/copy"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path, toPath: copy + "/test.sqlite")
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "/test.sqlite-wal")
+        let recovered = try await Database.openSQLite(path: copy + "/test.sqlite", logger: Logger(label: "test"))
+        let rows = try await recovered.read { sql in
+            try sql.query("SELECT n, length(body) AS size, substr(body, 1, 1) AS digit FROM rows").map {
+                (try $0.decode(column: "n", as: Int.self), try $0.decode(column: "size", as: Int.self), try $0.decode(column: "digit", as: String.self))
+            }
+        }
+        #expect(rows.count == 2_000)
+        #expect(rows.allSatisfy { $0.1 == 1_024 * (1 + $0.0 % 6) && $0.2 == "\($0.0 % 10)" })
+        #expect(try await recovered.read { try $0.scalar("PRAGMA integrity_check", as: String.self) } == "ok")
+        try await recovered.close()
+        try await database.close()
+    }
+}
