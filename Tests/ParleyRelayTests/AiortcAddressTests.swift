@@ -58,7 +58,10 @@ extension AiortcEchoTests {
         let python = try AiortcPeer.python()
         let relay = try await MediaRelay.start(configuration: RelayConfiguration(host: "127.0.0.1", port: 0))
         let proxy = try await RebindingProxy.start(relayPort: relay.port)
-        let peer = try AiortcPeer(python: python, arguments: ["--seconds", "14", "--progress", "0.25"])
+        // 20 s: after the switch (at 3 s) aiortc checks the new address in with its next consent
+        // check (every 4–6 s, RFC 7675); with the whole suite running beside it, one was seen to
+        // come later than the 11 s a 14-second call left.
+        let peer = try AiortcPeer(python: python, arguments: ["--seconds", "20", "--progress", "0.25"])
         do {
             let (leg, _, _) = try await Self.echoCallThroughProxy(relay: relay, proxy: proxy, peer: peer)
             let atSwitch = try await Self.progress(of: peer, until: 3)
