@@ -87,6 +87,8 @@ public final class APNsClient: PushSender {
 
         var attempt = 0
         var renewedProviderToken = false
+        /// The last reason APNs itself gave for a refusal worth retrying.
+        var lastAnswered: String?
         while true {
             let now = clock.now()
             if let deadline = message.deadline, now >= deadline { return .expired }
@@ -97,7 +99,8 @@ public final class APNsClient: PushSender {
                 logger.error("cannot sign the APNs provider token", metadata: ["error": "\(error)"])
                 return .failed(reason: "ProviderTokenSigningFailed")
             }
-            var timeout = min(configuration.requestTimeout, startedAt.addingTimeInterval(configuration.maxRetryWindow).timeIntervalSince(now))
+            let windowLeft = startedAt.addingTimeInterval(configuration.maxRetryWindow).timeIntervalSince(now)
+            var timeout = min(configuration.requestTimeout, windowLeft)
             if let deadline = message.deadline { timeout = min(timeout, deadline.timeIntervalSince(now)) }
 
             recorder.requestStarted(isRetry: attempt > 0)
@@ -117,7 +120,15 @@ public final class APNsClient: PushSender {
                 // One new token is worth a try; a second refusal means the key, key id or team is wrong.
                 if renewedProviderToken { return .failed(reason: reason) }
                 renewedProviderToken = true
-            case .retry(let reason, let retryAfter):
+            case .retry(var reason, let retryAfter):
+                let ranOutOfWindow = windowLeft < configuration.requestTimeout && clock.now().timeIntervalSince(now) >= windowLeft - 0.05
+                if reason == Self.connectionError, ranOutOfWindow, let lastAnswered {
+                    // This attempt had only what was left of the retry window and used all of it:
+                    // the window ended, not the connection; the push failed for APNs' last reason.
+                    reason = lastAnswered
+                } else if reason != Self.connectionError {
+                    lastAnswered = reason
+                }
                 let decision = policy.decide(retry: attempt, retryAfter: retryAfter, jitter: .random(in: 0...1),
                                              startedAt: startedAt, now: clock.now(), deadline: message.deadline)
                 switch decision {
@@ -138,6 +149,9 @@ public final class APNsClient: PushSender {
             }
         }
     }
+
+    /// The reason recorded when a request got no answer (a connection error or a timeout).
+    static let connectionError = "ConnectionError"
 
     /// One request; a connection error or timeout is a verdict like any other (retry).
     private func execute(_ request: APNsRequest, timeout: TimeInterval, attempt: Int) async -> APNsVerdict {
@@ -163,7 +177,7 @@ public final class APNsClient: PushSender {
         } catch {
             if Task.isCancelled { return .failed(reason: "Cancelled") }
             logger.info("APNs request failed", metadata: ["error": "\(error)", "apns.attempt": "\(attempt)"])
-            return .retry(reason: "ConnectionError", after: nil)
+            return .retry(reason: Self.connectionError, after: nil)
         }
     }
 }

@@ -181,6 +181,27 @@ struct APNsClientTests {
         }
     }
 
+    @Test("a last try that the end of the retry window cuts short fails with APNs' last reason, not a connection error")
+    func theWindowEndingIsNotAConnectionError() async throws {
+        try await H.run { harness in
+            let stats = try await harness.withClient(harness.configuration(maxRetryWindow: 2.5)) { client in
+                _ = await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())   // connects
+                // 503 for the first second, then no answer at all: the try that has only the rest
+                // of the window waits it out.
+                try await harness.standIn.fail(seconds: 1)
+                try await harness.standIn.hold(after: 1, seconds: 10)
+                let started = Date()
+                #expect(await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())
+                    == .failed(reason: "ServiceUnavailable"))
+                #expect(Date().timeIntervalSince(started) < 5, "the 2.5 s window, not the 10 s request timeout")
+                return client.stats()
+            }
+            let requests = try await harness.standIn.requests().dropFirst()
+            #expect(requests.contains { $0.status == 503 } && requests.last?.status == 0, "refused, then held: \(requests.map(\.status))")
+            #expect(stats.failedByReason == ["ServiceUnavailable": 1])
+        }
+    }
+
     @Test("retries stop at the retry window: the push fails with APNs' last reason")
     func givesUpAfterTheWindow() async throws {
         try await H.run { harness in

@@ -130,6 +130,11 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         try await self.command(command)
     }
 
+    /// Requests that arrive from `after` seconds from now, for `seconds`, are never answered.
+    public func hold(after: Double = 0, seconds: Double) async throws {
+        try await command(["op": "hold", "after": after, "seconds": seconds])
+    }
+
     /// Every provider token seen so far is answered 403 `ExpiredProviderToken` from now on.
     public func expireProviderTokens() async throws {
         try await command(["op": "expire_tokens"])

@@ -13,6 +13,8 @@ Control, JSON lines on stdin, one JSON line answered on stdout for each:
     {"op": "unregister", "token": HEX}          -> 410 Unregistered for that token from now on
     {"op": "fail", "count": N, "seconds": T, "status": 503, "reason": "ServiceUnavailable",
      "retry_after": S}                          -> the next N requests (or all for T seconds) fail
+    {"op": "hold", "after": A, "seconds": T}    -> requests arriving from A seconds from now, for T
+                                                   seconds, are never answered (status 0, held)
     {"op": "expire_tokens"}                     -> every JWT seen so far now gets 403 ExpiredProviderToken
     {"op": "requests"}                          -> {"requests": [...]}: every request so far
 It exits when stdin closes, so a test that dies leaves nothing behind.
@@ -126,6 +128,7 @@ class APNs:
         self.fail_status = 503
         self.fail_reason = "ServiceUnavailable"
         self.fail_retry_after = None
+        self.hold_from = self.hold_until = 0.0
         self.requests = []
 
     def check_jwt(self, authorization, entry):
@@ -240,6 +243,9 @@ class APNs:
             self.fail_status = int(command.get("status", 503))
             self.fail_reason = command.get("reason", "ServiceUnavailable")
             self.fail_retry_after = command.get("retry_after")
+        elif op == "hold":
+            self.hold_from = time.time() + float(command.get("after", 0))
+            self.hold_until = self.hold_from + float(command.get("seconds", 0))
         elif op == "expire_tokens":
             self.expired_jwts |= self.seen_jwts
         elif op == "requests":
@@ -304,6 +310,13 @@ class H2Connection(asyncio.Protocol):
         path = headers.pop(":path", None)
         for pseudo in (":scheme", ":authority"):
             headers.pop(pseudo, None)
+        if self.apns.hold_from <= time.time() < self.apns.hold_until:
+            self.apns.requests.append({"arrival": time.time(), "connection": self.number, "alpn": self.alpn,
+                                       "streamID": stream_id, "method": method, "path": path,
+                                       "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
+                                       "body": bytes(body).decode("utf-8", "replace"), "bodyBytes": len(body),
+                                       "status": 0, "apnsID": "", "held": True})
+            return   # never answered: the client's own timeout ends it
         status, response_headers, payload = self.apns.handle(self, method, path, headers, bytes(body))
         self.conn.send_headers(stream_id, [(":status", str(status))] + response_headers
                                + [("content-length", str(len(payload)))], end_stream=not payload)
