@@ -186,10 +186,10 @@ struct APNsClientTests {
         try await H.run { harness in
             let stats = try await harness.withClient(harness.configuration(maxRetryWindow: 2.5)) { client in
                 _ = await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())   // connects
-                // 503 for the first second, then no answer at all: the try that has only the rest
-                // of the window waits it out.
-                try await harness.standIn.fail(seconds: 1)
-                try await harness.standIn.hold(after: 1, seconds: 10)
+                // 503 for the first try, then no answer at all: the try that has only the rest of
+                // the window waits it out.
+                try await harness.standIn.fail(count: 1)
+                try await harness.standIn.hold(seconds: 10)
                 let started = Date()
                 #expect(await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())
                     == .failed(reason: "ServiceUnavailable"))

@@ -130,7 +130,8 @@ public final class APNsStandIn: @unchecked Sendable {  // immutable after start;
         try await self.command(command)
     }
 
-    /// Requests that arrive from `after` seconds from now, for `seconds`, are never answered.
+    /// Requests that arrive from `after` seconds from now, for `seconds`, are never answered
+    /// (except those a `fail` still answers).
     public func hold(after: Double = 0, seconds: Double) async throws {
         try await command(["op": "hold", "after": after, "seconds": seconds])
     }

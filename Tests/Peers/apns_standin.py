@@ -14,7 +14,8 @@ Control, JSON lines on stdin, one JSON line answered on stdout for each:
     {"op": "fail", "count": N, "seconds": T, "status": 503, "reason": "ServiceUnavailable",
      "retry_after": S}                          -> the next N requests (or all for T seconds) fail
     {"op": "hold", "after": A, "seconds": T}    -> requests arriving from A seconds from now, for T
-                                                   seconds, are never answered (status 0, held)
+                                                   seconds, are never answered (status 0, held),
+                                                   except those a "fail" still answers
     {"op": "expire_tokens"}                     -> every JWT seen so far now gets 403 ExpiredProviderToken
     {"op": "requests"}                          -> {"requests": [...]}: every request so far
 It exits when stdin closes, so a test that dies leaves nothing behind.
@@ -310,7 +311,8 @@ class H2Connection(asyncio.Protocol):
         path = headers.pop(":path", None)
         for pseudo in (":scheme", ":authority"):
             headers.pop(pseudo, None)
-        if self.apns.hold_from <= time.time() < self.apns.hold_until:
+        failing = self.apns.fail_count > 0 or time.time() < self.apns.fail_until
+        if not failing and self.apns.hold_from <= time.time() < self.apns.hold_until:
             self.apns.requests.append({"arrival": time.time(), "connection": self.number, "alpn": self.alpn,
                                        "streamID": stream_id, "method": method, "path": path,
                                        "headers": {k: v for k, v in headers.items() if not k.startswith(":")},
