@@ -13,6 +13,7 @@
 //   checkpointer or recovery ever sees a frame that is not in the file;
 // - before anything else is done with the file (a read, a sync, a truncation, its size, closing
 //   it), before a write that does not continue the buffer, and when the buffer is full;
+// - a write into frames already written (SQLite rewriting checksums) is not gathered at all;
 // - and, as a safety net, before the database file's shared-memory locks change hands.
 // What a process killed before its commit frame leaves unwritten is what it had not committed.
 #include <sqlite3.h>
@@ -43,6 +44,9 @@ struct WALFile {
     sqlite3_int64 start;   // the file offset of buffer[0]
     /// The last write was a commit frame's header: its page, when it comes, ends the commit.
     int commitPageNext;
+    /// Where what this WAL generation has written ends (a write at offset 0, its header, starts
+    /// a new generation).
+    sqlite3_int64 end;
 };
 
 static sqlite3_vfs *inner;
@@ -98,10 +102,23 @@ static int databaseClose(sqlite3_file *f) {
 // The WAL file.
 static int walWrite(sqlite3_file *f, const void *data, int amount, sqlite3_int64 offset) {
     WALFile *w = (WALFile *)f;
+    if (offset == 0) w->end = 0;
+    int continues = w->length > 0 && offset == w->start + w->length;
+    if (offset < w->end && !continues) {
+        // Into frames already written: SQLite rewriting headers' checksums after a frame was
+        // written twice in one transaction (walRewriteChecksums), which may come after the
+        // commit frame. Written now, so that its failure is the transaction's.
+        w->commitPageNext = 0;
+        int code = flush(w);
+        if (code != SQLITE_OK) return code;
+        writesMade++;
+        return passWrite(f, data, amount, offset);
+    }
+    if (offset + amount > w->end) w->end = offset + amount;
     int endsCommit = w->commitPageNext;
     const unsigned char *bytes = data;
     w->commitPageNext = amount == FRAME_HEADER && (bytes[4] | bytes[5] | bytes[6] | bytes[7]) != 0;
-    if (!(w->length > 0 && offset == w->start + w->length && w->length + amount <= BUFFER_SIZE)) {
+    if (!(continues && w->length + amount <= BUFFER_SIZE)) {
         int code = flush(w);
         if (code != SQLITE_OK) return code;
         if (amount >= BUFFER_SIZE) { writesMade++; return passWrite(f, data, amount, offset); }

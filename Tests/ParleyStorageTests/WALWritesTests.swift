@@ -48,4 +48,36 @@ import Testing
         try await recovered.close()
         try await database.close()
     }
+
+    /// A transaction larger than the cache spills pages into the WAL before its commit; a page
+    /// changed again after that is written over its frame, and SQLite then rewrites the headers'
+    /// checksums from there on — writes into frames already written, some after the commit frame.
+    /// Recovery follows the checksum chain and stops where it breaks: a copy taken right after the
+    /// commit is recovered with every row, and the rows changed after the spill as changed.
+    @Test func aTransactionThatSpillsAndRewritesFramesIsRecoveredWhole() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-wal-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/test.sqlite"
+        let database = try await Database.openSQLite(path: path, logger: Logger(label: "test"))
+        try await database.write { try $0.execute("CREATE TABLE rows (n INTEGER PRIMARY KEY, body TEXT NOT NULL)") }
+        try await database.write { sql in
+            try sql.execute(script: "PRAGMA cache_size = 16")   // 16 pages: 3 MB of rows spill
+            for n in 0..<3_000 { _ = try sql.execute("INSERT INTO rows (n, body) VALUES (?, ?)", n, String(repeating: "a", count: 1_000)) }
+            for n in stride(from: 0, to: 3_000, by: 7) { _ = try sql.execute("UPDATE rows SET body = ? WHERE n = ?", String(repeating: "b", count: 1_000), n) }
+        }
+        try await database.write { try $0.execute(script: "PRAGMA cache_size = -65536") }
+
+        let copy = directory + "/copy"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path, toPath: copy + "/test.sqlite")
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "/test.sqlite-wal")
+        let recovered = try await Database.openSQLite(path: copy + "/test.sqlite", logger: Logger(label: "test"))
+        let counts = try await recovered.read { sql in
+            (try sql.scalar("SELECT count(*) FROM rows", as: Int.self), try sql.scalar("SELECT count(*) FROM rows WHERE body LIKE 'b%'", as: Int.self))
+        }
+        #expect(counts.0 == 3_000 && counts.1 == (3_000 + 6) / 7, "rows \(String(describing: counts))")
+        #expect(try await recovered.read { try $0.scalar("PRAGMA integrity_check", as: String.self) } == "ok")
+        try await recovered.close()
+        try await database.close()
+    }
 }
