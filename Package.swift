@@ -85,7 +85,8 @@ let package = Package(
         // Infrastructure below the domain: the system's SQLite (3.34+ for FTS5 trigrams), driven directly,
         // or PostgreSQL through PostgresNIO (`database.url`), behind the same transaction handles.
         .systemLibrary(name: "CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        // What Parley puts into SQLite itself: a wrapper around its page cache (PageCache.c).
+        // What Parley puts into SQLite itself: a wrapper around its page cache (PageCache.c) and a
+        // VFS that gathers a transaction's WAL writes into one (WALWrites.c).
         .target(name: "CParleySQLite", dependencies: ["CSQLite3"]),
         .target(name: "ParleyStorage", dependencies: [
             "ParleyCore", "ParleyProtocol", "CSQLite3", "CParleySQLite",

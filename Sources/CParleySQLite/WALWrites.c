@@ -7,7 +7,7 @@
 // write that continues where the last one ended is copied into a buffer, and the buffer goes to
 // the file in one `pwrite`:
 // - as soon as the page of a commit frame is in it (a frame header whose "database size" field is
-//   not zero marks the commit: RFC-like layout in SQLite's walformat), from that same `xWrite`
+//   not zero marks the commit, as SQLite's WAL format defines it), from that same `xWrite`
 //   call, so that a failure is the commit's failure, as it would have been without the buffer.
 //   SQLite publishes a commit in the WAL index only after its frames are written, so no reader,
 //   checkpointer or recovery ever sees a frame that is not in the file;

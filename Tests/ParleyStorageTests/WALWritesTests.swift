@@ -10,6 +10,16 @@ import Testing
 /// the database is still open, is recovered from the WAL (SQLite checks every frame's checksum
 /// and stops at the first that does not hold) with every row.
 @Suite struct WALWritesTests {
+    /// The database file at `path`, then its WAL, copied into `directory`/copy and opened there:
+    /// SQLite recovers the copy from its WAL (no -shm beside it).
+    static func recoveredCopy(of path: String, in directory: String) async throws -> Database {
+        let copy = directory + "/copy"
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path, toPath: copy + "/test.sqlite")
+        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "/test.sqlite-wal")
+        return try await Database.openSQLite(path: copy + "/test.sqlite", logger: Logger(label: "test"))
+    }
+
     @Test func acknowledgedWritesAreInTheWALFileAndFramesWereGathered() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-wal-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -31,12 +41,8 @@ import Testing
         let gatheredNow = parley_sqlite3_wal_writes_gathered() - gathered, madeNow = parley_sqlite3_wal_writes_made() - made
         #expect(gatheredNow > 2 * madeNow, "SQLite's \(gatheredNow) writes into the WAL reached the kernel as \(madeNow)")
 
-        // Copied while open, right after the last acknowledgement: the database file, then its WAL.
-        let copy = directory + "/copy"
-        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: path, toPath: copy + "/test.sqlite")
-        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "/test.sqlite-wal")
-        let recovered = try await Database.openSQLite(path: copy + "/test.sqlite", logger: Logger(label: "test"))
+        // Copied while open, right after the last acknowledgement.
+        let recovered = try await Self.recoveredCopy(of: path, in: directory)
         let rows = try await recovered.read { sql in
             try sql.query("SELECT n, length(body) AS size, substr(body, 1, 1) AS digit FROM rows").map {
                 (try $0.decode(column: "n", as: Int.self), try $0.decode(column: "size", as: Int.self), try $0.decode(column: "digit", as: String.self))
@@ -67,11 +73,7 @@ import Testing
         }
         try await database.write { try $0.execute(script: "PRAGMA cache_size = -65536") }
 
-        let copy = directory + "/copy"
-        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: path, toPath: copy + "/test.sqlite")
-        try FileManager.default.copyItem(atPath: path + "-wal", toPath: copy + "/test.sqlite-wal")
-        let recovered = try await Database.openSQLite(path: copy + "/test.sqlite", logger: Logger(label: "test"))
+        let recovered = try await Self.recoveredCopy(of: path, in: directory)
         let counts = try await recovered.read { sql in
             (try sql.scalar("SELECT count(*) FROM rows", as: Int.self), try sql.scalar("SELECT count(*) FROM rows WHERE body LIKE 'b%'", as: Int.self))
         }
