@@ -112,8 +112,9 @@ extension AiortcEchoTests {
         let intruder = try await DatagramCollector.bind()
         do {
             let (leg, offer, answer) = try await Self.echoCallThroughProxy(relay: relay, proxy: proxy, peer: peer)
-            _ = try await Self.progress(of: peer, until: 2)
+            let atIntrusion = try await Self.progress(of: peer, until: 2)
             let before = await relay.counters()
+            let outBefore = try #require(await relay.stats(for: leg)).packetsOut
             let relayAddress = try SocketAddress(ipAddress: "127.0.0.1", port: relay.port)
             let relayUfrag = try #require(Junk.attribute("ice-ufrag", in: answer))
             let relayPassword = try #require(Junk.attribute("ice-pwd", in: answer))
@@ -140,12 +141,17 @@ extension AiortcEchoTests {
                 #expect(response.type == .bindingSuccessResponse, "its one check was valid")
             }
             let (_, result) = try await Self.rest(of: peer)
-            #expect((result.videoFrames ?? 0) >= Self.minimumVideoFrames, "\(result)")
+            // Media keeps reaching the client after the intrusion. Counted from the intrusion on,
+            // not as a total: under a loaded CI aiortc decodes fewer frames a second, and a total
+            // threshold measured aiortc's CPU rather than where the relay sent.
             let stats = try #require(await relay.stats(for: leg))
             let after = await relay.counters()
+            let framesSince = (result.videoFrames ?? 0) - (atIntrusion.videoFrames ?? 0)
+            #expect(framesSince >= 15, "video frames after the intrusion: \(framesSince) (\(atIntrusion) → \(result))")
+            #expect(stats.packetsOut - outBefore >= 200, "packets to the client after the intrusion: \(stats.packetsOut - outBefore)")
             #expect(stats.sendAddress?.port == UInt16(proxy.legs[0].localPort) && stats.addressSwitches == 0)
             #expect(after[.replay] > before[.replay], "the replayed packet is dropped and counted")
-            print("second address: received \(received.count) datagram(s); client audio=\(result.audioFrames ?? -1) video=\(result.videoFrames ?? -1); replay drops +\(after[.replay] - before[.replay])")
+            print("second address: received \(received.count) datagram(s); client audio=\(result.audioFrames ?? -1) video=\(result.videoFrames ?? -1) (\(framesSince) since the intrusion), relay packets out since +\(stats.packetsOut - outBefore); replay drops +\(after[.replay] - before[.replay])")
         } catch {
             Issue.record("\(error)\npeer stderr:\n\(peer.stderr)")
         }
