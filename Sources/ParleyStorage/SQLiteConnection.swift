@@ -105,6 +105,18 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     /// False inside a transaction: SQLite rolled one back by itself when this turns true mid-way.
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
+    /// Writes the database file's dirty pages to the disk (`fdatasync` through SQLite's file, so
+    /// through the connection's VFS). For the checkpointer: see `SQLiteEngine.checkpointLoop`.
+    func syncDatabaseFile() throws {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        let found = sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file)
+        guard found == SQLITE_OK, let file, let sync = file.pointee.pMethods?.pointee.xSync else {
+            throw SQLiteError(code: found == SQLITE_OK ? SQLITE_NOTFOUND : found, message: "no database file to sync", sql: nil)
+        }
+        let code = sync(file, SQLITE_SYNC_NORMAL | SQLITE_SYNC_DATAONLY)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, message: "sync of the database file failed", sql: nil) }
+    }
+
     /// How many times SQLite compiled the cached `sql` again since it was prepared (after a
     /// schema change, or anything that expired it); nil if it is not cached.
     func recompilations(of sql: String) -> Int? {

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-import ParleyStorage
 import Testing
+@testable import ParleyStorage
 
 /// SQLite's checkpoints run on a connection of their own, never in the writer's commits: what is
 /// committed reaches the database file within a second while writes go on, and the WAL does not
@@ -34,6 +34,23 @@ import Testing
         let count = try await database.read { try $0.query("SELECT COUNT(*) AS c FROM items")[0].decode(column: "c", as: Int.self) }
         #expect(count == 2_001)
         try await database.close()
+    }
+
+    /// The checkpointer syncs the database file after each copy (through the connection's own
+    /// file, so through Parley's VFS); a database with no file of its own says so.
+    @Test func theDatabaseFileSyncsThroughItsConnection() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sync-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let connection = try SQLiteConnection(path: directory + "/test.sqlite")
+        defer { connection.close() }
+        try connection.execute(script: "PRAGMA journal_mode=WAL; CREATE TABLE items (n INTEGER PRIMARY KEY); INSERT INTO items VALUES (1);")
+        _ = try connection.run("PRAGMA wal_checkpoint(PASSIVE)", [])
+        try connection.syncDatabaseFile()
+
+        let memory = try SQLiteConnection(path: ":memory:")
+        defer { memory.close() }
+        #expect(throws: SQLiteError.self) { try memory.syncDatabaseFile() }
     }
 
     static func size(_ path: String) -> Int {
