@@ -8,9 +8,24 @@ import Testing
 /// Opus and VP8 coming back. Serialized: each run encodes and decodes video on a 2-core machine.
 @Suite(.serialized, .liveMedia, .timeLimit(.minutes(3)))
 struct AiortcEchoTests {
-    /// 5 s of 20 ms Opus frames is 250; 30 frames/s VP8 is 150. Allow for start-up.
-    static let minimumAudioFrames = 200
-    static let minimumVideoFrames = 100
+    /// What `received` decoded, held to what `sender`'s tracks handed their encoders over its
+    /// window (the peer's own in an echo call, the other side's in a pair): at least 80 % of the
+    /// audio and 65 % of the video — over 5 s, 200 of 250 Opus frames and 100 of 150 VP8 frames,
+    /// the fixed counts these tests asked for before — and never less than a second of audio
+    /// and half a second of video. Held to what was sent, a test measures what the relay carried;
+    /// a fixed count also measured how much CPU aiortc had left to encode (a loaded CI machine
+    /// once had it send 70 video frames in 8 s).
+    static func expectCarried(_ received: AiortcPeer.Message, sentBy sender: AiortcPeer.Message, audio: Bool = true,
+                              sourceLocation: SourceLocation = #_sourceLocation) {
+        let audioSent = sender.audioFramesSent ?? 0, videoSent = sender.videoFramesSent ?? 0
+        let audioWanted = max(50, audioSent * 4 / 5), videoWanted = max(15, videoSent * 65 / 100)
+        if audio {
+            #expect((received.audioFrames ?? 0) >= audioWanted,
+                    "audio: \(received.audioFrames ?? -1) decoded of \(audioSent) sent", sourceLocation: sourceLocation)
+        }
+        #expect((received.videoFrames ?? 0) >= videoWanted,
+                "video: \(received.videoFrames ?? -1) decoded of \(videoSent) sent", sourceLocation: sourceLocation)
+    }
 
     @Test("aiortc echo call decodes its own audio and video",
           arguments: [("gcm128,cm80", "SRTP_AEAD_AES_128_GCM"), ("cm80", "SRTP_AES128_CM_SHA1_80")])
@@ -23,14 +38,13 @@ struct AiortcEchoTests {
             #expect(result.message.srtpProfile == expectedProfile)
             #expect(result.message.remoteIceLite == true)
             #expect(result.message.remoteSetup == "passive")
-            #expect((result.message.audioFrames ?? 0) >= Self.minimumAudioFrames, "\(result.message)")
-            #expect((result.message.videoFrames ?? 0) >= Self.minimumVideoFrames, "\(result.message)")
+            Self.expectCarried(result.message, sentBy: result.message)
             // The peer may already have said goodbye (close_notify) by the time the stats are read.
             #expect(result.stats.state == .connected || result.stats.state == .closed, "\(result.stats.state)")
             #expect(result.stats.packetsIn > 300 && result.stats.packetsOut > 300, "\(result.stats)")
             #expect(result.stats.audio != nil && result.stats.video != nil)
             #expect(result.connectedEvent, "no connected event")
-            print("aiortc echo \(expectedProfile): audioFrames=\(result.message.audioFrames ?? -1) videoFrames=\(result.message.videoFrames ?? -1) stats=\(result.stats)")
+            print("aiortc echo \(expectedProfile): audioFrames=\(result.message.audioFrames ?? -1) videoFrames=\(result.message.videoFrames ?? -1) (sent \(result.message.audioFramesSent ?? -1)/\(result.message.videoFramesSent ?? -1)) stats=\(result.stats)")
         } catch {
             Issue.record("\(error)\npeer stderr:\n\(peer.stderr)")
         }
@@ -51,8 +65,7 @@ struct AiortcEchoTests {
             })
             #expect(result.message.remoteSetup == "active")
             #expect(result.message.srtpProfile == "SRTP_AEAD_AES_128_GCM")
-            #expect((result.message.audioFrames ?? 0) >= Self.minimumAudioFrames, "\(result.message)")
-            #expect((result.message.videoFrames ?? 0) >= Self.minimumVideoFrames, "\(result.message)")
+            Self.expectCarried(result.message, sentBy: result.message)
             #expect(result.connectedEvent, "no connected event")
             print("aiortc echo, relay as DTLS client: audioFrames=\(result.message.audioFrames ?? -1) videoFrames=\(result.message.videoFrames ?? -1)")
         } catch {

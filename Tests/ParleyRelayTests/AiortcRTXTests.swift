@@ -35,9 +35,10 @@ extension AiortcEchoTests {
             async let calleeResult = callee.next(timeout: .seconds(60))
             let results = try await [callerResult, calleeResult]
             let counters = await relay.counters()
-            for (result, rtx) in zip(results, [callerRTX, calleeRTX]) {
+            for (index, result) in results.enumerated() {
+                let rtx = [callerRTX, calleeRTX][index]
                 #expect(result.type == "result", "\(result.error ?? "")")
-                #expect((result.videoFrames ?? 0) >= Self.minimumVideoFrames, "\(result)")
+                Self.expectCarried(result, sentBy: results[1 - index], audio: false)
                 #expect((result.retransmissionsSent ?? 0) > 0, "the relay passed NACKs on to each sender")
                 #expect(rtx ? (result.rtxSent ?? 0) > 0 : result.rtxSent == 0, "a sender with RTX retransmits as RTX, one without as plain media")
                 guard rtx else { continue }

@@ -12,6 +12,9 @@ public final class AiortcPeer: @unchecked Sendable {  // the child is only signa
         public var sdp: String?
         public var audioFrames: Int?
         public var videoFrames: Int?
+        /// Frames this peer's own tracks handed to their encoders while its window was open.
+        public var audioFramesSent: Int?
+        public var videoFramesSent: Int?
         public var srtpProfile: String?
         public var connectSeconds: Double?
         public var firstAudioAfter: Double?

@@ -8,7 +8,7 @@ Protocol on stdio (one JSON object per line):
   stdout  {"type": "offer", "sdp": ...}          the offer, after ICE gathering (no trickle)
   stdin   {"sdp": ...}                           the relay's answer
   stdout  {"type": "progress", "audioFrames": N, "videoFrames": N, "t": S}   with --progress, every few seconds
-  stdout  {"type": "result", "audioFrames": N, "videoFrames": N, "srtpProfile": ..., ...}
+  stdout  {"type": "result", "audioFrames": N, "videoFrames": N, "audioFramesSent": N, "videoFramesSent": N, "srtpProfile": ..., ...}
   stdin   any line (with --hold)                 close the peer connection (DTLS close_notify)
 With --rtx the video offer keeps aiortc's RTX format (RFC 4588) beside VP8; the result then says
 what arrived per SSRC and payload type ("rtpReceived", "ssrc/pt": count, counted as aiortc's
@@ -86,6 +86,11 @@ import aiortc.rtcrtpsender as rtcrtpsender  # noqa: E402
 
 RTP_RECEIVED = {}
 SENT = {"retransmissions": 0, "rtx": 0}
+# The counting window (open from the connection to the end of --seconds), and the frames this
+# peer's own tracks handed to their encoders while it was open: what a test holds the decoded
+# frames to, so that it measures what the relay carried, not how much CPU aiortc had to encode.
+WINDOW = {"open": False}
+FRAMES_SENT = {"audio": 0, "video": 0}
 _orig_handle_rtp = rtcrtpreceiver.RTCRtpReceiver._handle_rtp_packet
 _orig_wrap_rtx = rtcrtpsender.wrap_rtx
 _orig_retransmit = rtcrtpsender.RTCRtpSender._retransmit
@@ -142,6 +147,8 @@ class ToneTrack(MediaStreamTrack):
         for i in range(self.SAMPLES):
             value = int(8000 * math.sin(2 * math.pi * 440 * (self._pts + i) / self.RATE))
             samples += value.to_bytes(2, "little", signed=True)
+        if WINDOW["open"]:
+            FRAMES_SENT["audio"] += 1
         frame = av.AudioFrame(format="s16", layout="mono", samples=self.SAMPLES)
         frame.planes[0].update(bytes(samples))
         frame.sample_rate = self.RATE
@@ -161,6 +168,8 @@ class MovingBarTrack(VideoStreamTrack):
 
     async def recv(self):
         pts, time_base = await self.next_timestamp()
+        if WINDOW["open"]:
+            FRAMES_SENT["video"] += 1
         x = (self.count * 8) % self.width
         self.count += 1
         row = bytearray([80]) * self.width
@@ -197,7 +206,7 @@ async def run(args):
     pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
     counts = {"audio": 0, "video": 0}
     first_at = {}
-    window = {"open": False}
+    window = WINDOW
     video_size = [None]
     consumers = []
 
@@ -280,6 +289,8 @@ async def run(args):
         "type": "result",
         "audioFrames": counts["audio"],
         "videoFrames": counts["video"],
+        "audioFramesSent": FRAMES_SENT["audio"],
+        "videoFramesSent": FRAMES_SENT["video"],
         "srtpProfile": profile,
         "seconds": round(time.monotonic() - t0, 3),
         "connectSeconds": round(connect_s, 3),
