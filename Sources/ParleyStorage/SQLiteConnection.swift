@@ -105,6 +105,20 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
     /// False inside a transaction: SQLite rolled one back by itself when this turns true mid-way.
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
+    /// The WAL's frames after this connection's last commit, from SQLite's WAL hook; kept only
+    /// once `trackWALFrames()` installed it.
+    private(set) var walFrames = 0
+
+    /// Installs the WAL hook that keeps `walFrames`. SQLite's own automatic checkpoint is a WAL
+    /// hook too, and this one takes its place: the caller checkpoints when it sees fit.
+    func trackWALFrames() {
+        sqlite3_wal_hook(handle, { context, _, _, frames in
+            guard let context else { return SQLITE_OK }
+            Unmanaged<SQLiteConnection>.fromOpaque(context).takeUnretainedValue().walFrames = Int(frames)
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(self).toOpaque())
+    }
+
     /// Writes the database file's dirty pages to the disk (`fdatasync` through SQLite's file, so
     /// through the connection's VFS). For the checkpointer: see `SQLiteEngine.checkpointLoop`.
     func syncDatabaseFile() throws {

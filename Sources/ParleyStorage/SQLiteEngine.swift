@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Logging
 
 /// The engine behind `Database`: SQLite with one writer connection on a thread of its own and
@@ -82,12 +83,21 @@ final class SQLiteEngine: StorageEngine {
     /// The writer's own checkpoint, past this many WAL pages (512 MiB of 4 KiB pages): by then the
     /// checkpointer has copied all but the last few hundredths of a second, so it copies little —
     /// and, the writer being the only one that appends, it completes and the next transaction
-    /// starts the WAL over. It still holds the batch that passed the mark for two syncs and that
-    /// copy (~20–40 ms), so it should come seldom: a busy chat writes ~150 MB of WAL a second (a
-    /// message changes ~8 pages), and at 32 000 pages it came every second — at 5 000 messages a
-    /// second p99 35–127 ms across five runs, against 30–52 ms at this size. The WAL's file keeps
-    /// its largest size until the database closes; a quiet server's WAL starts over long before.
+    /// starts the WAL over. It still holds the writer for two syncs and that copy (~20–40 ms), so
+    /// it should come seldom: a busy chat writes ~150 MB of WAL a second (a message changes ~8
+    /// pages), and at 32 000 pages it came every second — at 5 000 messages a second p99 35–127
+    /// ms across five runs, against 30–52 ms at this size. The WAL's file keeps its largest size
+    /// until the database closes; a quiet server's WAL starts over long before.
+    ///
+    /// It runs between batches (never inside a commit, whose callers would wait for it), right
+    /// after a checkpointer pass has ended (`CheckpointerPasses`), when the least is left to copy
+    /// and sync; past a quarter more, whenever it can.
     static let writerCheckpointPages = 131_072
+    /// A writer's checkpoint that could not finish (a reader still on an old snapshot) is tried
+    /// again after this many more pages, not after every batch.
+    static let writerCheckpointRetryPages = 8_192
+    /// How recent a checkpointer pass counts as "just ended" for the writer's checkpoint.
+    static let freshPassNanoseconds: UInt64 = 5_000_000
     /// Group commit: at most this many callers' transactions share one COMMIT.
     static let batchLimit = 256
     /// The writer's page cache, in KiB (SQLite's default is 2 MiB). What a busy chat's writes
@@ -141,11 +151,13 @@ final class SQLiteEngine: StorageEngine {
         hasWriter = writer != nil
         let writes = writes, reads = reads, checkpoints = checkpoints
         if let writer, let checkpointer {
+            let passes = CheckpointerPasses()
+            writer.trackWALFrames()
             Self.startThread("db-writer", connection: writer, exits: exits) { connection in
                 Self.raisePriority(to: writerNice, logger: logger)
-                Self.writeLoop(connection, writes)
+                Self.writeLoop(connection, writes, passes)
             }
-            Self.startThread("db-checkpoint", connection: checkpointer, exits: exits) { Self.checkpointLoop($0, checkpoints) }
+            Self.startThread("db-checkpoint", connection: checkpointer, exits: exits) { Self.checkpointLoop($0, checkpoints, passes) }
         } else {
             writes.stop()   // nothing takes writes: `write` answers `StorageError.closed` at once
         }
@@ -234,7 +246,8 @@ final class SQLiteEngine: StorageEngine {
 
     // MARK: The writer thread
 
-    private static func writeLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<WriterJob>) {
+    private static func writeLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<WriterJob>, _ passes: CheckpointerPasses) {
+        var checkpointAt = writerCheckpointPages
         while let taken = queue.takeAll(limit: batchLimit) {
             var reads: [ReadJob] = [], batch: [WriteJob] = []
             for job in taken {
@@ -248,6 +261,14 @@ final class SQLiteEngine: StorageEngine {
             // (a caller is answered only after the commit that holds its work).
             if !reads.isEmpty { runReads(reads, on: connection) }
             if !batch.isEmpty { commit(batch, on: connection) }
+            // The writer's own checkpoint (see `writerCheckpointPages`), after the batch's
+            // callers have their answers.
+            let frames = connection.walFrames
+            if frames < checkpointAt { checkpointAt = min(checkpointAt, max(frames, 0) + writerCheckpointPages); continue }
+            guard passes.endedWithin(freshPassNanoseconds) || frames >= checkpointAt + writerCheckpointPages / 4,
+                  connection.isAutocommit else { continue }
+            _ = try? connection.run("PRAGMA wal_checkpoint(PASSIVE)", [])
+            checkpointAt = frames + writerCheckpointRetryPages
         }
     }
 
@@ -282,7 +303,7 @@ final class SQLiteEngine: StorageEngine {
     /// as the file grew, with every caller of the batch waiting). So the checkpointer syncs the
     /// file after each checkpoint that copied pages, and the writer's sync finds little to write
     /// (3–6 ms).
-    private static func checkpointLoop(_ connection: SQLiteConnection, _ stop: WorkQueue<Void>) {
+    private static func checkpointLoop(_ connection: SQLiteConnection, _ stop: WorkQueue<Void>, _ passes: CheckpointerPasses) {
         var interval = idleCheckpointInterval
         var lastFrames: Int64 = 0, lastCopied: Int64 = 0
         while !stop.waitForStop(timeout: interval) {
@@ -293,6 +314,7 @@ final class SQLiteEngine: StorageEngine {
             let restarted = frames < lastFrames
             let grown = restarted ? frames : frames - lastFrames
             if copied > (restarted ? 0 : lastCopied) { try? connection.syncDatabaseFile() }
+            passes.ended()
             interval = grown >= busyCheckpointFrames ? busyCheckpointInterval : grown > 0 ? checkpointInterval : idleCheckpointInterval
             lastFrames = frames
             lastCopied = copied
@@ -311,5 +333,17 @@ final class SQLiteEngine: StorageEngine {
                 if !connection.isAutocommit { _ = try? connection.run("COMMIT", []) }
             }
         }
+    }
+}
+
+/// When the checkpointer's last pass ended: the writer makes its own checkpoint right after one.
+final class CheckpointerPasses: Sendable {
+    private let lastEnd = Atomic<UInt64>(0)
+
+    func ended() { lastEnd.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
+
+    func endedWithin(_ nanoseconds: UInt64) -> Bool {
+        let end = lastEnd.load(ordering: .relaxed)
+        return end != 0 && DispatchTime.now().uptimeNanoseconds &- end <= nanoseconds
     }
 }
