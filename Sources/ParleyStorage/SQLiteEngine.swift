@@ -83,7 +83,7 @@ final class SQLiteEngine: StorageEngine {
     /// The writer's own checkpoint, past this many WAL pages (512 MiB of 4 KiB pages): by then the
     /// checkpointer has copied all but the last few hundredths of a second, so it copies little —
     /// and, the writer being the only one that appends, it completes and the next transaction
-    /// starts the WAL over. It still holds the writer for two syncs and that copy (~20–40 ms), so
+    /// starts the WAL over. It still holds the writer for two syncs and that copy (~8–27 ms), so
     /// it should come seldom: a busy chat writes ~150 MB of WAL a second (a message changes ~8
     /// pages), and at 32 000 pages it came every second — at 5 000 messages a second p99 35–127
     /// ms across five runs, against 30–52 ms at this size. The WAL's file keeps its largest size
@@ -91,7 +91,8 @@ final class SQLiteEngine: StorageEngine {
     ///
     /// It runs between batches (never inside a commit, whose callers would wait for it), right
     /// after a checkpointer pass has ended (`CheckpointerPasses`), when the least is left to copy
-    /// and sync; past a quarter more, whenever it can.
+    /// and sync; once the WAL is a quarter of this past the point where it became due, whenever
+    /// it can.
     static let writerCheckpointPages = 131_072
     /// A writer's checkpoint that could not finish (a reader still on an old snapshot) is tried
     /// again after this many more pages, not after every batch.
@@ -119,10 +120,11 @@ final class SQLiteEngine: StorageEngine {
                 // The copying of the WAL into the file happens beside the writer (SQLite's default
                 // runs a whole checkpoint, with its syncs, in the commit that passes 1 000 WAL
                 // pages — every ~0.1 s of a busy chat, and every caller of that batch waits). The
-                // writer still checkpoints, rarely and little: a checkpointer beside a writer that
-                // never pauses never catches up with it, and the WAL only starts over after a
-                // checkpoint that copied all of it (without this one it grew by ~85 MB a second at
-                // 5 000 messages a second).
+                // writer still checkpoints, rarely and little, between batches (`writeLoop`): a
+                // checkpointer beside a writer that never pauses never catches up with it, and the
+                // WAL only starts over after a checkpoint that copied all of it (without the
+                // writer's it grew by ~85 MB a second at 5 000 messages a second). SQLite's own
+                // automatic checkpoint is off: `trackWALFrames()` installs the WAL hook in its place.
                 // Its savepoints' and statements' journals in memory (`temp_store`): each keeps the
                 // first copy of every page its savepoint or multi-row statement changes; in a
                 // temporary file (SQLite's default past 64 KiB) that was a `pwrite` per page, when
@@ -130,7 +132,7 @@ final class SQLiteEngine: StorageEngine {
                 // of the writer's time at 4 000 messages a second.
                 try connection.execute(script: """
                     PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000;
-                    PRAGMA wal_autocheckpoint=\(Self.writerCheckpointPages); PRAGMA cache_size=-\(Self.writerCacheKiB);
+                    PRAGMA cache_size=-\(Self.writerCacheKiB);
                     PRAGMA temp_store=MEMORY;
                     """)
                 checkpointer = try SQLiteConnection(path: path)
@@ -157,7 +159,9 @@ final class SQLiteEngine: StorageEngine {
                 Self.raisePriority(to: writerNice, logger: logger)
                 Self.writeLoop(connection, writes, passes)
             }
-            Self.startThread("db-checkpoint", connection: checkpointer, exits: exits) { Self.checkpointLoop($0, checkpoints, passes) }
+            Self.startThread("db-checkpoint", connection: checkpointer, exits: exits) {
+                Self.checkpointLoop($0, checkpoints, passes, logger: logger)
+            }
         } else {
             writes.stop()   // nothing takes writes: `write` answers `StorageError.closed` at once
         }
@@ -247,7 +251,7 @@ final class SQLiteEngine: StorageEngine {
     // MARK: The writer thread
 
     private static func writeLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<WriterJob>, _ passes: CheckpointerPasses) {
-        var checkpointAt = writerCheckpointPages
+        var schedule = WriterCheckpointSchedule(pages: writerCheckpointPages, retryPages: writerCheckpointRetryPages)
         while let taken = queue.takeAll(limit: batchLimit) {
             var reads: [ReadJob] = [], batch: [WriteJob] = []
             for job in taken {
@@ -263,12 +267,10 @@ final class SQLiteEngine: StorageEngine {
             if !batch.isEmpty { commit(batch, on: connection) }
             // The writer's own checkpoint (see `writerCheckpointPages`), after the batch's
             // callers have their answers.
-            let frames = connection.walFrames
-            if frames < checkpointAt { checkpointAt = min(checkpointAt, max(frames, 0) + writerCheckpointPages); continue }
-            guard passes.endedWithin(freshPassNanoseconds) || frames >= checkpointAt + writerCheckpointPages / 4,
-                  connection.isAutocommit else { continue }
-            _ = try? connection.run("PRAGMA wal_checkpoint(PASSIVE)", [])
-            checkpointAt = frames + writerCheckpointRetryPages
+            if connection.isAutocommit,
+               schedule.checkpointNow(frames: connection.walFrames, passJustEnded: passes.endedWithin(freshPassNanoseconds)) {
+                _ = try? connection.run("PRAGMA wal_checkpoint(PASSIVE)", [])
+            }
         }
     }
 
@@ -302,18 +304,36 @@ final class SQLiteEngine: StorageEngine {
     /// checkpoints had copied since the last (at 4 500 messages a second, once a second, 20 → 37 ms
     /// as the file grew, with every caller of the batch waiting). So the checkpointer syncs the
     /// file after each checkpoint that copied pages, and the writer's sync finds little to write
-    /// (3–6 ms).
-    private static func checkpointLoop(_ connection: SQLiteConnection, _ stop: WorkQueue<Void>, _ passes: CheckpointerPasses) {
+    /// (3–15 ms).
+    private static func checkpointLoop(_ connection: SQLiteConnection, _ stop: WorkQueue<Void>, _ passes: CheckpointerPasses,
+                                       logger: Logger) {
         var interval = idleCheckpointInterval
         var lastFrames: Int64 = 0, lastCopied: Int64 = 0
+        var syncFailing = false
         while !stop.waitForStop(timeout: interval) {
             // One row: busy, the WAL's frames, the frames copied so far.
             let row = (try? connection.run("PRAGMA wal_checkpoint(PASSIVE)", []))?.first
+            let busy = (try? row?.decode(column: "busy", as: Int64.self)) ?? 0
             let frames = (try? row?.decode(column: "log", as: Int64.self)) ?? lastFrames
             let copied = (try? row?.decode(column: "checkpointed", as: Int64.self)) ?? lastCopied
+            // The writer was checkpointing (SQLite answers busy, and -1 for both counts): this
+            // pass did nothing; the next comes as soon as a busy one would.
+            if busy != 0 || frames < 0 || copied < 0 {
+                interval = busyCheckpointInterval
+                continue
+            }
             let restarted = frames < lastFrames
             let grown = restarted ? frames : frames - lastFrames
-            if copied > (restarted ? 0 : lastCopied) { try? connection.syncDatabaseFile() }
+            if copied > (restarted ? 0 : lastCopied) {
+                do {
+                    try connection.syncDatabaseFile()
+                    syncFailing = false
+                } catch {
+                    // Said once, not fifty times a second; SQLite's own checkpoints still sync.
+                    if !syncFailing { logger.warning("the checkpointer could not sync the database file", metadata: ["error": "\(error)"]) }
+                    syncFailing = true
+                }
+            }
             passes.ended()
             interval = grown >= busyCheckpointFrames ? busyCheckpointInterval : grown > 0 ? checkpointInterval : idleCheckpointInterval
             lastFrames = frames

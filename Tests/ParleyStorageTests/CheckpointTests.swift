@@ -53,6 +53,37 @@ import Testing
         #expect(throws: SQLiteError.self) { try memory.syncDatabaseFile() }
     }
 
+    /// The writer's own checkpoint: due at the mark, made right after a checkpointer pass (or
+    /// whenever, a quarter past due), tried again only after `retryPages` more when the WAL did not
+    /// start over, and due a whole mark later once it has.
+    @Test func theWritersCheckpointComesAfterAPassOrAQuarterPastDue() {
+        var schedule = WriterCheckpointSchedule(pages: 1_000, retryPages: 100)
+        // Each step: the WAL's frames, whether a pass has just ended, and the answer wanted.
+        let steps: [(frames: Int, pass: Bool, now: Bool)] = [
+            (999, true, false),     // not due yet
+            (1_000, false, false),  // due, but no pass has just ended
+            (1_249, false, false),
+            (1_250, false, true),   // a quarter past due: whenever
+        ]
+        for step in steps {
+            #expect(schedule.checkpointNow(frames: step.frames, passJustEnded: step.pass) == step.now, "\(step)")
+        }
+
+        var waiting = WriterCheckpointSchedule(pages: 1_000, retryPages: 100)
+        let more: [(frames: Int, pass: Bool, now: Bool)] = [
+            (1_010, true, true),    // due, right after a pass
+            (1_050, true, false),   // it could not finish and the WAL grows on: not after every batch
+            (1_109, true, false),
+            (1_110, true, true),    // again, retryPages later
+            (20, true, false),      // it finished: the WAL started over
+            (1_019, true, false),   // due a whole mark after where it started
+            (1_020, true, true),
+        ]
+        for step in more {
+            #expect(waiting.checkpointNow(frames: step.frames, passJustEnded: step.pass) == step.now, "\(step)")
+        }
+    }
+
     static func size(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
