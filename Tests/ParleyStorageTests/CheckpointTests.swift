@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParleyTestSupport
 import Testing
 @testable import ParleyStorage
 
@@ -39,8 +40,7 @@ import Testing
     /// The checkpointer syncs the database file after each copy (through the connection's own
     /// file, so through Parley's VFS); a database with no file of its own says so.
     @Test func theDatabaseFileSyncsThroughItsConnection() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-sync-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory(prefix: "parley-sync").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let connection = try SQLiteConnection(path: directory + "/test.sqlite")
         defer { connection.close() }

@@ -2,6 +2,7 @@ import CParleySQLite
 import Foundation
 import Logging
 import ParleyStorage
+import ParleyTestSupport
 import Testing
 
 /// Every connection writes its WAL through Parley's VFS, which gathers a transaction's frames into
@@ -61,7 +62,7 @@ import Testing
     /// Recovery follows the checksum chain and stops where it breaks: a copy taken right after the
     /// commit is recovered with every row, and the rows changed after the spill as changed.
     @Test func aTransactionThatSpillsAndRewritesFramesIsRecoveredWhole() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-wal-\(UUID().uuidString)").path
+        let directory = try makeTemporaryDirectory(prefix: "parley-wal").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/test.sqlite"
         let database = try await Database.openSQLite(path: path, logger: Logger(label: "test"))
