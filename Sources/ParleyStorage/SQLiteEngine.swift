@@ -157,7 +157,7 @@ final class SQLiteEngine: StorageEngine {
             writer.trackWALFrames()
             Self.startThread("db-writer", connection: writer, exits: exits) { connection in
                 Self.raisePriority(to: writerNice, logger: logger)
-                Self.writeLoop(connection, writes, passes)
+                Self.writeLoop(connection, writes, passes, logger: logger)
             }
             Self.startThread("db-checkpoint", connection: checkpointer, exits: exits) {
                 Self.checkpointLoop($0, checkpoints, passes, logger: logger)
@@ -250,8 +250,10 @@ final class SQLiteEngine: StorageEngine {
 
     // MARK: The writer thread
 
-    private static func writeLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<WriterJob>, _ passes: CheckpointerPasses) {
+    private static func writeLoop(_ connection: SQLiteConnection, _ queue: WorkQueue<WriterJob>, _ passes: CheckpointerPasses,
+                                  logger: Logger) {
         var schedule = WriterCheckpointSchedule(pages: writerCheckpointPages, retryPages: writerCheckpointRetryPages)
+        var report = WriterCheckpointReport()
         while let taken = queue.takeAll(limit: batchLimit) {
             var reads: [ReadJob] = [], batch: [WriteJob] = []
             for job in taken {
@@ -269,7 +271,15 @@ final class SQLiteEngine: StorageEngine {
             // callers have their answers.
             if connection.isAutocommit,
                schedule.checkpointNow(frames: connection.walFrames, passJustEnded: passes.endedWithin(freshPassNanoseconds)) {
-                _ = try? connection.run("PRAGMA wal_checkpoint(PASSIVE)", [])
+                let started = DispatchTime.now().uptimeNanoseconds
+                let row = (try? connection.run("PRAGMA wal_checkpoint(PASSIVE)", []))?.first
+                let ended = DispatchTime.now().uptimeNanoseconds
+                let outcome = WriterCheckpointReport.Outcome(
+                    busy: (try? row?.decode(column: "busy", as: Int64.self)) ?? 1,
+                    frames: (try? row?.decode(column: "log", as: Int64.self)) ?? -1,
+                    copied: (try? row?.decode(column: "checkpointed", as: Int64.self)) ?? -1,
+                    milliseconds: Int((ended &- started) / 1_000_000))
+                if let line = report.line(for: outcome, now: ended) { logger.notice("\(line)") }
             }
         }
     }

@@ -84,6 +84,25 @@ import Testing
         }
     }
 
+    /// The writer's checkpoint is told in the log when it could not copy the whole WAL, or held
+    /// writes 100 ms or more — at most once a minute, with how many more there were.
+    @Test func theWritersCheckpointIsToldWhenItLeftTheWALOrHeldWritesLong() {
+        typealias Outcome = WriterCheckpointReport.Outcome
+        let second: UInt64 = 1_000_000_000
+        var report = WriterCheckpointReport()
+        #expect(report.line(for: Outcome(busy: 0, frames: 131_100, copied: 131_100, milliseconds: 27), now: 1 * second) == nil)
+        #expect(report.line(for: Outcome(busy: 0, frames: 131_100, copied: 120_000, milliseconds: 9), now: 2 * second)
+            == "the SQLite writer's checkpoint copied 120000 of 131100 WAL frames; the WAL grows until the next")
+        #expect(report.line(for: Outcome(busy: 1, frames: -1, copied: -1, milliseconds: 0), now: 3 * second) == nil)
+        #expect(report.line(for: Outcome(busy: 0, frames: 9, copied: 9, milliseconds: 140), now: 61 * second) == nil)
+        #expect(report.line(for: Outcome(busy: 0, frames: 9, copied: 9, milliseconds: 140), now: 62 * second)
+            == "the SQLite writer's checkpoint held writes for 140 ms (2 more since the last notice)")
+        #expect(report.line(for: Outcome(busy: 1, frames: 140_000, copied: 0, milliseconds: 1), now: 123 * second)
+            == "the SQLite writer's checkpoint copied 0 of 140000 WAL frames (busy); the WAL grows until the next")
+        #expect(report.line(for: Outcome(busy: 1, frames: -1, copied: -1, milliseconds: 0), now: 190 * second)
+            == "the SQLite writer's checkpoint met another under way; the WAL grows until the next")
+    }
+
     static func size(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
