@@ -47,6 +47,11 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     private var held: [UserID: Held] = [:]
     private var recheckQueued = false
     let gapWait: Duration
+    /// How often what is kept for users no longer connected here is dropped (`forgetOffline`).
+    let forgetInterval: Duration
+    private var lastForgotten = ContinuousClock.now
+    /// Users with a cursor, a number not yet started or events held, after the last batch.
+    private let tracked = Atomic<Int>(0)
 
     struct Held {
         var stored: [Int64: StoredEvent]
@@ -67,10 +72,13 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
         case recheck
     }
 
-    /// `gapWait`: how long events wait for the wake-up of a lower number before it is read (`held`).
-    public init(hub: EventHub, database: Database, gapWait: Duration = .milliseconds(50), logger: Logger) {
+    /// `gapWait`: how long events wait for the wake-up of a lower number before it is read (`held`);
+    /// `forgetInterval`: how often what is kept for users who left is dropped.
+    public init(hub: EventHub, database: Database, gapWait: Duration = .milliseconds(50), forgetInterval: Duration = .seconds(30),
+                logger: Logger) {
         self.hub = hub
         self.gapWait = gapWait
+        self.forgetInterval = forgetInterval
         self.database = database
         self.logger = logger
         let node = UUID().uuidString.lowercased()
@@ -111,7 +119,27 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
             }
             await deliver(batch)
             if batch.contains(where: { if case .catchUp = $0 { true } else { false } }) { await catchUp(read: read) }
+            forgetOfflineIfDue()
+            tracked.store(cursors.count + unstarted.count + held.count, ordering: .relaxed)
         }
+    }
+
+    /// Users this node keeps a cursor, a number or held events for (after the last batch): those
+    /// connected here, and those who left since the last `forgetInterval`.
+    public var trackedUsers: Int { tracked.load(ordering: .relaxed) }
+
+    /// Drops what is kept for users with no connection here any more. A user who leaves is
+    /// otherwise forgotten only when an event of theirs comes while they are away; one who gets
+    /// none kept a cursor for good — every user who ever connected, on a node that runs for
+    /// weeks, each looked at again by every catch-up. A user who comes back starts from their
+    /// hello's number, as on a first connection.
+    private func forgetOfflineIfDue() {
+        let now = ContinuousClock.now
+        guard now - lastForgotten >= forgetInterval else { return }
+        lastForgotten = now
+        cursors = cursors.filter { hub.isOnline($0.key) }
+        unstarted = unstarted.filter { hub.isOnline($0.key) }
+        held = held.filter { hub.isOnline($0.key) }
     }
 
     public func stop() {

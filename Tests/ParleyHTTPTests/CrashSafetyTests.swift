@@ -111,7 +111,17 @@ struct LiveFriends {
     }
 
     /// Ann and Bo on their sockets, and Ann's audio call that Bo answered (real offers, no media).
+    /// A failure on the way says what the server printed (its folder goes with the test).
     func answeredCall() async throws -> (annSocket: RealtimeClient, boSocket: RealtimeClient, callID: String) {
+        do {
+            return try await placeAnsweredCall()
+        } catch {
+            Issue.record("the answered call failed: \(error); the server \(server.outputTail())")
+            throw error
+        }
+    }
+
+    private func placeAnsweredCall() async throws -> (annSocket: RealtimeClient, boSocket: RealtimeClient, callID: String) {
         let (annSocket, _) = try await RealtimeClient.connect(port: port, token: ann.token)
         let (boSocket, _) = try await RealtimeClient.connect(port: port, token: bo.token)
         let invite = try await annSocket.command("call.invite", ["to": bo.id, "media": "audio", "sdp": CallSignallingTests.offer])

@@ -17,7 +17,7 @@ import Testing
     /// hub of its own, Ann's device on node 1's), and an event log whose commits `body` hands to
     /// them itself (`Commits.take`).
     static func twoFanouts(
-        gapWait: Duration = .milliseconds(50),
+        gapWait: Duration = .milliseconds(50), forgetInterval: Duration = .seconds(30),
         _ body: @escaping @Sendable (_ ann: UserID, _ log: EventLog, _ commits: Commits, _ one: SharedEventFanout,
                                      _ two: SharedEventFanout, _ device: Device, _ database: Database) async throws -> Void
     ) async throws {
@@ -35,7 +35,7 @@ import Testing
             let commits = Commits()
             let log = EventLog(database: database, hub: EventHub(), fanout: commits, clock: node.clock, retention: 86_400, logger: logger)
             let hubOne = EventHub()
-            let one = SharedEventFanout(hub: hubOne, database: database, gapWait: gapWait, logger: logger)
+            let one = SharedEventFanout(hub: hubOne, database: database, gapWait: gapWait, forgetInterval: forgetInterval, logger: logger)
             let two = SharedEventFanout(hub: EventHub(), database: database, gapWait: gapWait, logger: logger)
             let running = [one, two].map { fanout in Task { try await fanout.run { _, _, _ in [] } } }
             defer {
@@ -43,9 +43,8 @@ import Testing
                 for task in running { task.cancel() }
             }
             try await Task.sleep(for: .milliseconds(300))   // both listening
-            let device = Device(user: ann)
-            hubOne.attach(device.mailbox)
-            defer { hubOne.detach(device.mailbox) }
+            let device = Device(user: ann, on: hubOne)
+            defer { device.leave() }
             try await body(ann, log, commits, one, two, device, database)
         }
         await TestPostgreSQL.drop(url)
@@ -61,15 +60,18 @@ import Testing
     /// One device's mailbox on node 1, and the numbers of the events it has been handed.
     final class Device: Sendable {
         let mailbox: Mailbox
+        private let hub: EventHub
         private let seqs = Numbers()
 
         final class Numbers: Sendable {
             let list = Mutex<[Int]>([])
         }
 
-        init(user: UserID) {
+        /// Connected to `hub` from the start, until `leave`.
+        init(user: UserID, on hub: EventHub) {
             let mailbox = Mailbox(userID: user, sessionID: SessionID(rawValue: "ann-phone"), capacity: 100)
             self.mailbox = mailbox
+            self.hub = hub
             let seqs = seqs
             // The mailbox's writer, as a socket's would be: woken when frames wait, takes them all.
             mailbox.onFrames {
@@ -77,7 +79,13 @@ import Testing
                 seqs.list.withLock { list in list += frames.compactMap { Frame($0).seq } }
                 mailbox.written(frames.count)
             }
+            hub.attach(mailbox)
         }
+
+        func leave() { hub.detach(mailbox) }
+
+        /// A new connection of the same user on the same node.
+        func rejoin() -> Device { Device(user: mailbox.userID, on: hub) }
 
         /// The numbers handed so far, once `count` have come (or 5 s have passed), and after
         /// `settle` more in which nothing else should come.
@@ -175,6 +183,35 @@ import Testing
             await log.publish(.friendRemoved(UserRefEvent(userId: long)), to: [ann], exceptSession: nil)
             for events in commits.take() { two.committed(events) }
             #expect(try await device.received(3) == [Int(latest) + 1, Int(latest) + 2, Int(latest) + 3], "read from the table")
+        }
+    }
+
+    /// A user who left and got no event since is forgotten by the node (no cursor kept for good:
+    /// every user who ever connected, on a node that runs for weeks), and on coming back starts
+    /// from the new hello's number as on a first connection: what came after it, once, in order.
+    @Test func aUserWhoLeftIsForgottenAndStartsAgainFromTheNextHello() async throws {
+        try await Self.twoFanouts(forgetInterval: .milliseconds(200)) { ann, log, commits, one, _, device, _ in
+            let latest = try await log.latestSeq(of: ann)
+            one.connected(ann, after: latest)
+            await Self.publish(log, to: ann)
+            one.committed(commits.take().flatMap { $0 })
+            #expect(try await device.received(1) == [Int(latest) + 1])
+            #expect(one.trackedUsers == 1)
+
+            device.leave()
+            try await Task.sleep(for: .milliseconds(300))
+            one.connected(UserID(rawValue: "nobody-here"), after: 0)   // a batch, after the interval
+            let deadline = ContinuousClock.now + .seconds(5)
+            while one.trackedUsers > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(one.trackedUsers == 0, "Ann's cursor is dropped once she has no connection here")
+
+            let back = device.rejoin()
+            defer { back.leave() }
+            one.connected(ann, after: latest + 1)
+            await Self.publish(log, to: ann)
+            await Self.publish(log, to: ann)
+            one.committed(commits.take().flatMap { $0 })
+            #expect(try await back.received(2) == [Int(latest) + 2, Int(latest) + 3])
         }
     }
 }
