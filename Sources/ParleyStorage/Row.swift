@@ -20,25 +20,31 @@ public struct Row: Sendable {
     }
 }
 
-/// A statement's column names, looked up once per prepared statement and shared by its rows.
+/// A statement's column names, looked up once per prepared statement (SQLite) or result
+/// (PostgreSQL) and shared by its rows.
 final class ColumnNames: Sendable {
     /// Kept so that no other text takes their identities while these are in use.
     private let names: [String]
     private let identities: [SQLText]
-    private let index: [String: Int]
+    /// Names longer than Swift keeps inside a string, by hash; usually none.
+    private let long: [String: Int]
 
     init(_ names: [String]) {
         self.names = names
         identities = names.map(SQLText.init)
-        var index: [String: Int] = [:]
-        for (position, name) in names.enumerated() where index[name] == nil { index[name] = position }
-        self.index = index
+        var long: [String: Int] = [:]
+        for (position, name) in names.enumerated() where name.utf8.count > Self.shortBytes && long[name] == nil { long[name] = position }
+        self.long = long
     }
 
-    /// The first column called `name`. Most names are 15 bytes or fewer, which Swift keeps inside
-    /// the string: such a name is found by comparing two words a column, not by hashing it for
-    /// every column of every row read; a longer one by hash.
+    /// Swift keeps a string of up to 15 UTF-8 bytes inside the `String` itself.
+    private static let shortBytes = 15
+
+    /// The first column called `name`. Most names are short: two such strings with the same text
+    /// have the same two words, so a short name is found by comparing words, not by hashing it for
+    /// every column of every row read (a miss is checked by text); a longer one by hash.
     func position(of name: String) -> Int? {
-        identities.firstIndex(of: SQLText(name)) ?? index[name]
+        if let position = identities.firstIndex(of: SQLText(name)) { return position }
+        return name.utf8.count > Self.shortBytes ? long[name] : names.firstIndex(of: name)
     }
 }
