@@ -137,9 +137,10 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
         let now = ContinuousClock.now
         guard now - lastForgotten >= forgetInterval else { return }
         lastForgotten = now
-        cursors = cursors.filter { hub.isOnline($0.key) }
-        unstarted = unstarted.filter { hub.isOnline($0.key) }
-        held = held.filter { hub.isOnline($0.key) }
+        let online = Set(hub.onlineUsers())   // one look under the hub's lock, not one per user
+        cursors = cursors.filter { online.contains($0.key) }
+        unstarted = unstarted.filter { online.contains($0.key) }
+        held = held.filter { online.contains($0.key) }
     }
 
     public func stop() {

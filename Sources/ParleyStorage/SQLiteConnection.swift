@@ -127,6 +127,24 @@ final class SQLiteConnection: @unchecked Sendable {   // handed to its thread on
         }, Unmanaged.passUnretained(self).toOpaque())
     }
 
+    /// What a passive checkpoint did: whether it could not run (another was under way, or a
+    /// writer's lock it needed), the WAL's frames and how many of them are now in the file (-1
+    /// each when it did not run).
+    struct Checkpoint {
+        let busy: Bool
+        let frames: Int64
+        let copied: Int64
+    }
+
+    /// A passive checkpoint (`PRAGMA wal_checkpoint(PASSIVE)` without a statement and its row):
+    /// copies what is committed and no reader still needs, waiting for nobody; nil on an error.
+    func checkpointPassively() -> Checkpoint? {
+        var frames: Int32 = -1, copied: Int32 = -1
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &frames, &copied)
+        guard code == SQLITE_OK || code == SQLITE_BUSY else { return nil }
+        return Checkpoint(busy: code == SQLITE_BUSY, frames: Int64(frames), copied: Int64(copied))
+    }
+
     /// Writes the database file's dirty pages to the disk (`fdatasync` through SQLite's file, so
     /// through the connection's VFS). For the checkpointer: see `SQLiteEngine.checkpointLoop`.
     func syncDatabaseFile() throws {

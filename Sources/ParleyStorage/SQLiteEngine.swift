@@ -272,12 +272,10 @@ final class SQLiteEngine: StorageEngine {
             if connection.isAutocommit,
                schedule.checkpointNow(frames: connection.walFrames, passJustEnded: passes.endedWithin(freshPassNanoseconds)) {
                 let started = DispatchTime.now().uptimeNanoseconds
-                let row = (try? connection.run("PRAGMA wal_checkpoint(PASSIVE)", []))?.first
+                let done = connection.checkpointPassively()
                 let ended = DispatchTime.now().uptimeNanoseconds
                 let outcome = WriterCheckpointReport.Outcome(
-                    busy: (try? row?.decode(column: "busy", as: Int64.self)) ?? 1,
-                    frames: (try? row?.decode(column: "log", as: Int64.self)) ?? -1,
-                    copied: (try? row?.decode(column: "checkpointed", as: Int64.self)) ?? -1,
+                    busy: done?.busy == false ? 0 : 1, frames: done?.frames ?? -1, copied: done?.copied ?? -1,
                     milliseconds: Int((ended &- started) / 1_000_000))
                 if let line = report.line(for: outcome, now: ended) { logger.notice("\(line)") }
             }
@@ -321,14 +319,13 @@ final class SQLiteEngine: StorageEngine {
         var lastFrames: Int64 = 0, lastCopied: Int64 = 0
         var syncFailing = false
         while !stop.waitForStop(timeout: interval) {
-            // One row: busy, the WAL's frames, the frames copied so far.
-            let row = (try? connection.run("PRAGMA wal_checkpoint(PASSIVE)", []))?.first
-            let busy = (try? row?.decode(column: "busy", as: Int64.self)) ?? 0
-            let frames = (try? row?.decode(column: "log", as: Int64.self)) ?? lastFrames
-            let copied = (try? row?.decode(column: "checkpointed", as: Int64.self)) ?? lastCopied
+            // Busy, the WAL's frames, the frames copied so far (an error: as the last pass).
+            let done = connection.checkpointPassively()
+            let frames = done?.frames ?? lastFrames
+            let copied = done?.copied ?? lastCopied
             // The writer was checkpointing (SQLite answers busy, and -1 for both counts): this
             // pass did nothing; the next comes as soon as a busy one would.
-            if busy != 0 || frames < 0 || copied < 0 {
+            if done?.busy == true || frames < 0 || copied < 0 {
                 interval = busyCheckpointInterval
                 continue
             }
