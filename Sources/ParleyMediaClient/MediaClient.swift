@@ -150,8 +150,10 @@ public final class MediaClient {
     /// Throws only before any media flows: when not connected or a codec cannot be opened.
     public func runCall(for duration: Duration) async throws(MediaClientError) -> CallReport {
         guard let transport, let remote else { throw .setup("not connected") }
-        let now = ContinuousClock.now
+        // Time zero is taken once the encoders are open: opening them (libvpx, Opus) is set-up,
+        // not the path a frame takes, and on a busy machine it alone can take a second.
         if self.sender == nil { self.sender = try MediaSender(offer: local, configuration: configuration) }
+        let now = ContinuousClock.now
         if self.receiver == nil { self.receiver = try makeReceiver(remote: remote, transport: transport, start: now) }
         guard let sender, let receiver else { throw .setup("media") }
         let deadline = now + duration
