@@ -117,6 +117,7 @@ struct WebClientBrowserTests {
         var step: String?
         var userId: String?
         var boHadItBeforeReturn: Int?
+        var boOfflineAfter: Double?
         var boCaughtUp: Bool?
         var screenshots: [String]?
         var tooYoung: String?
@@ -194,7 +195,7 @@ struct WebClientBrowserTests {
             let counters = await parley.parts.relay.counters()
             print("""
                 web client (Chromium ×2): Ann decoded \(ann.videoFrames) frames and \(ann.audioPackets) audio packets, Bo \
-                \(bo.videoFrames) and \(bo.audioPackets); echo \(echo.videoFrames) frames; \(ContinuousClock.now - started) in all; \
+                \(bo.videoFrames) and \(bo.audioPackets); Bo's page saw the server close his socket after \(seen.boOfflineAfter ?? -1) s; echo \(echo.videoFrames) frames; \(ContinuousClock.now - started) in all; \
                 relay drops \(counters.droppedByName.filter { $0.value > 0 }); screenshots in \(shots)
                 """)
         }

@@ -247,7 +247,9 @@ def run(args):
             emit({"type": "drop", "userId": bo_id})
             if not sys.stdin.readline():
                 raise RuntimeError("no answer to the drop request on stdin")
+            dropped = time.monotonic()
             bo.page.wait_for_selector("[data-testid=connection]:not(.online)")
+            result["boOfflineAfter"] = round(time.monotonic() - dropped, 2)
             ann.page.get_by_test_id("composer-text").fill("Written while you were away")
             ann.page.get_by_test_id("send").click()
             ann.page.wait_for_selector("[data-testid=message]:has-text('while you were away')")
