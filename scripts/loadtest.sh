@@ -14,7 +14,10 @@
 # and a free port) and N nodes on it, on consecutive ports from LOADTEST_HTTP_PORT / LOADTEST_MEDIA_PORT,
 # each with a data folder of its own and the same token key and admin token; user i on node i % N.
 # env: PARLEY_BIN (a folder with built `parley` and `parley-loadtest`: skips the build),
-#      LOADTEST_OUT (default loadtest-results), LOADTEST_HTTP_PORT, LOADTEST_MEDIA_PORT
+#      LOADTEST_OUT (default loadtest-results), LOADTEST_HTTP_PORT, LOADTEST_MEDIA_PORT (node k
+#      takes the port + k of each: the two ranges must not meet, as ICE-TCP listens on the media port),
+#      LOADTEST_PG_STATEMENTS=FILE (--nodes: PostgreSQL loads pg_stat_statements, and its 25 costliest
+#      statements of the run are written to FILE before the cluster stops)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: scripts/loadtest.sh calls|chat|idle [parley-loadtest options]"; exit 2; }
@@ -50,9 +53,14 @@ if [ -n "$netem" ]; then
     scripts/loadtest-netns.sh check
     netem_args=$("$bin/parley-loadtest" netem "$netem")
 fi
-work=$(mktemp -d)
 http_port=${LOADTEST_HTTP_PORT:-18282}
 media_port=${LOADTEST_MEDIA_PORT:-51282}
+[[ "$http_port$media_port" =~ ^[0-9]+$ ]] || { echo "loadtest: LOADTEST_HTTP_PORT and LOADTEST_MEDIA_PORT are port numbers"; exit 2; }
+if (( http_port < media_port + nodes && media_port < http_port + nodes )); then
+    echo "loadtest: the HTTP ports $http_port…$((http_port + nodes - 1)) and media ports $media_port…$((media_port + nodes - 1)) overlap (ICE-TCP listens on the media port): choose ports $nodes or more apart"
+    exit 2
+fi
+work=$(mktemp -d)
 token="load-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 ulimit -n 65536 2>/dev/null || true
 http_host=127.0.0.1 announce=127.0.0.1 run=() netns=""
@@ -70,6 +78,11 @@ fi
 # Several nodes share one PostgreSQL: a private cluster, the same token key and admin token on each.
 shared=() database_pid="" pg_dir=""
 cleanup() {
+    if [ -n "${LOADTEST_PG_STATEMENTS:-}" ] && [ -n "$pg_dir" ]; then
+        psql "$pg_url" -X -c "SELECT calls, round(total_exec_time) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows,
+            left(regexp_replace(query, '\s+', ' ', 'g'), 200) AS query FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25" \
+            > "$LOADTEST_PG_STATEMENTS" 2>&1 || true
+    fi
     for pid in ${servers[@]+"${servers[@]}"}; do kill -9 "$pid" 2>/dev/null || true; done
     [ -z "$netns" ] || scripts/loadtest-netns.sh down "$netns"
     [ -z "$pg_dir" ] || scripts/postgres-test-cluster.sh stop "$pg_dir"
@@ -78,9 +91,12 @@ cleanup() {
 servers=()
 trap cleanup EXIT
 if [ "$nodes" -gt 1 ]; then
+    [ -z "${LOADTEST_PG_STATEMENTS:-}" ] \
+        || export PARLEY_TEST_POSTGRES_OPTIONS="${PARLEY_TEST_POSTGRES_OPTIONS:-} -c shared_preload_libraries=pg_stat_statements"
     cluster=$(scripts/postgres-test-cluster.sh start)
     pg_dir=$(sed -n 's/^export PARLEY_TEST_POSTGRES_DIR=//p' <<< "$cluster")
     pg_url=$(sed -n 's/^export PARLEY_TEST_POSTGRES_URL=//p' <<< "$cluster")
+    [ -z "${LOADTEST_PG_STATEMENTS:-}" ] || psql "$pg_url" -X -q -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" > /dev/null
     database_pid=$(head -1 "$pg_dir/data/postmaster.pid")
     shared=(DATABASE_URL="$pg_url?pool=${LOADTEST_DATABASE_POOL:-10}"
             AUTH_JWT_SECRET="$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')")

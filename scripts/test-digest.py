@@ -5,6 +5,9 @@ Reads the run's output (a file, or standard input) and prints: the tests that fa
 issues they recorded; for a crash, the crash line and the crashed thread's frames, and the
 tests that had started but not ended (one of them is where it happened). CI shows only the
 tail of a run, and a crash's backtrace is long; this is what the tail should say.
+
+`test-digest.py --failed-suites LOG` prints the failed suites' names, one a line, for
+scripts/test.sh to run them again alone (nothing when the run crashed).
 """
 import re
 import sys
@@ -14,6 +17,7 @@ ENDED = re.compile(r"^\S+ Test (.+?) (?:passed|failed|skipped)\b")
 ISSUE = re.compile(r"^\S+ Test .+? recorded an issue")
 FAILED = re.compile(r"^\S+ Test .+? failed after")
 XCT_FAILURE = re.compile(r": error: -\[.+\] : ")
+SUITE_FAILED = re.compile(r"^\S+ Suite (\w+) failed after")
 
 
 def digest(lines):
@@ -50,7 +54,28 @@ def digest(lines):
     return out
 
 
+def failed_suites(lines):
+    """The suites that failed, by type name — or nothing when the run crashed or a failure
+    belongs to no suite (then nothing is run again: the run fails as it stands)."""
+    suites, crashed, issues = [], False, 0
+    for raw in lines:
+        line = raw.rstrip("\n")
+        if "Program crashed" in line or "Fatal error:" in line or line.startswith("Fatal error"):
+            crashed = True
+        if XCT_FAILURE.search(line):
+            crashed = True   # an XCTest failure: not a Swift Testing suite to filter on
+        failed = SUITE_FAILED.match(line)
+        if failed and failed.group(1) not in suites:
+            suites.append(failed.group(1))
+        if ISSUE.match(line):
+            issues += 1
+    return [] if crashed or (issues and not suites) else suites
+
+
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--failed-suites":
+        print("\n".join(failed_suites(open(sys.argv[2], errors="replace"))))
+        return
     source = open(sys.argv[1], errors="replace") if len(sys.argv) > 1 else sys.stdin
     out = digest(source)
     print("==== digest of the failed run ====")

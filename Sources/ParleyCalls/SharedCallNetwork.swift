@@ -80,18 +80,28 @@ public final class SharedCallNetwork: CallNetwork {
     }
 
     public func node(of id: CallID) async -> String? {
-        try? await database.read { sql in
-            try sql.scalar(#"SELECT "node" FROM "call_parties" WHERE "call_id" = ? LIMIT 1"#, id.rawValue, as: String.self)
+        do {
+            return try await database.read { sql in
+                try sql.scalar(#"SELECT "node" FROM "call_parties" WHERE "call_id" = ? LIMIT 1"#, id.rawValue, as: String.self)
+            }
+        } catch {
+            // Read as "held here", so the command hears `call_not_found`: said here, or nothing would.
+            logger.error("call directory not read", metadata: ["call": "\(id)", "error": "\(String(reflecting: error))"])
+            return nil
         }
     }
 
     public func callsElsewhere(of user: UserID) async -> [(call: CallID, node: String)] {
         let me = node
-        let rows = (try? await database.read { sql in
-            try sql.query(#"SELECT "call_id", "node" FROM "call_parties" WHERE "user_id" = ? AND "node" <> ?"#, user.rawValue, me)
-                .map { (try $0.decode(column: "call_id", as: String.self), try $0.decode(column: "node", as: String.self)) }
-        }) ?? []
-        return rows.map { (CallID(rawValue: $0.0), $0.1) }
+        do {
+            return try await database.read { sql in
+                try sql.query(#"SELECT "call_id", "node" FROM "call_parties" WHERE "user_id" = ? AND "node" <> ?"#, user.rawValue, me)
+                    .map { (CallID(rawValue: try $0.decode(column: "call_id", as: String.self)), try $0.decode(column: "node", as: String.self)) }
+            }
+        } catch {
+            logger.error("call directory not read", metadata: ["user": "\(user)", "error": "\(String(reflecting: error))"])
+            return []
+        }
     }
 
     public func send(_ request: CallRequest, to node: String) async throws(ParleyError) -> CallReply {

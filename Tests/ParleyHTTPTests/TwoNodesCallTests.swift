@@ -60,14 +60,21 @@ import Testing
 
     @Test func aCallPlacedOnOneNodeRingsIsAnsweredAndEndsOnTheOther() async throws {
         try await TwoNodesTests.twoNodes { one, node1, two, node2 in
+            let began = ContinuousClock.now
             let scene = try await Self.scene(one, node1, two, node2)
             defer { scene.close() }
+            let placing = ContinuousClock.now
             let invite = try await Self.invite(scene.annSocket, scene.bo)
             let id = try #require(invite["callId"] as? String, "\(invite)")
+            let placed = ContinuousClock.now
             let incoming = try await scene.boSocket.next(timeout: .seconds(10)) { $0.type == "call.incoming" }
             #expect(incoming["callId"] as? String == id)
-            #expect((try await scene.boSocket.command("sync", ["since": 0])["calls"] as? [JSON])?.first?["state"] as? String == "ringing",
-                    "Bo's sync on node 2 finds the call ringing on node 1")
+            let rang = ContinuousClock.now
+            let synced = try await scene.boSocket.command("sync", ["since": 0])
+            // When it fails, when: a ring times out after 45 s, a node is taken for stopped after 10.
+            let timing = "scene \(placing - began), invite \(placed - placing), call.incoming \(rang - placed), sync \(ContinuousClock.now - rang)"
+            #expect((synced["calls"] as? [JSON])?.first?["state"] as? String == "ringing",
+                    "Bo's sync on node 2 finds the call ringing on node 1: \(synced); \(timing)")
 
             // Bo answers on node 2: his leg is made on node 1's relay, and the answer says so.
             #expect(Self.largeOffer.utf8.count > 8_000)
