@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ParleyCalls
 import ParleyCore
+import ParleyGateway
 import ParleyRealtime
 import ParleyRelay
 import ParleyStorage
@@ -38,9 +39,12 @@ struct DatabaseCloser: Service {
     let database: Database
 
     var nodes: SharedNodeBus? = nil
+    /// What the closed sockets still write (last seen, a call's device gone) goes first.
+    var departures: Departures? = nil
 
     func run() async throws {
         try? await gracefulShutdown()
+        await departures?.finished(within: .seconds(5))
         await nodes?.stop()
         try await database.close()
     }

@@ -308,7 +308,7 @@ extension ParleyServer {
     /// What stops in order when the server does, listed last-to-stop first (a service group stops
     /// in reverse): the calls end, then pushes drain, then the relay, then the database.
     static func lifecycleServices(_ parts: Parts) -> [any Service] {
-        [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus), RelayStopper(relay: parts.relay)]
+        [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus, departures: parts.gateway.departures), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
             + [CallKeeper(calls: parts.calls, relay: parts.relay, hub: parts.events.hub)]
     }
@@ -321,7 +321,7 @@ extension ParleyServer {
                            observability: [any Service] = []) async throws {
         let app = application(config, parts: parts, logger: logger, lifecycle: false)
         let scrape: [any Service] = try metricsApplication(config, parts: parts, logger: logger).map { [$0] } ?? []
-        let services: [any Service] = [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus), RelayStopper(relay: parts.relay)]
+        let services: [any Service] = [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus, departures: parts.gateway.departures), RelayStopper(relay: parts.relay)]
             + (parts.push.map { [PushStopper(push: $0)] } ?? [])
             + observability + scrape + [app, CallKeeper(calls: parts.calls, relay: parts.relay, hub: parts.events.hub)]
         let group = ServiceGroup(configuration: .init(

@@ -46,6 +46,8 @@ public struct RealtimeGateway: Sendable {
     let iceServers: ICEServerIssuer
     /// Told when a user's first socket opens and their last one closes (online, last seen).
     let presence: PresenceService?
+    /// The work that follows each socket's close, which shutdown waits for.
+    public let departures = Departures()
 
     public init(accounts: AccountService, events: EventLog, chat: ChatService, calls: CallService,
                 iceServers: ICEServerIssuer = .disabled, presence: PresenceService? = nil, settings: Settings = .init()) {

@@ -77,7 +77,7 @@ struct RealtimeSession {
         // The socket closes now; what its closing tells others (a call's device gone, last seen:
         // a moment's wait for other nodes' word on PostgreSQL, then reads and a write) follows.
         let deviceGone = !gateway.events.hub.isConnected(principal.sessionID, of: principal.userID)
-        Task { [gateway, principal] in
+        gateway.departures.run { [gateway, principal] in
             if deviceGone { await gateway.calls.deviceDisconnected(principal.sessionID, user: principal.userID) }
             await wentOnline.value
             await gateway.presence?.disconnected(principal.userID)

@@ -34,6 +34,7 @@ import Testing
         let (annSocket, boSocket, callID) = try await live.answeredCall()
         defer { annSocket.close(); boSocket.close() }
 
+        let stopping = Date()
         let status = await server.terminate()
         for (name, socket) in [("Ann", annSocket), ("Bo", boSocket)] {
             let ended = try await socket.next { $0.type == "call.ended" }
@@ -52,5 +53,10 @@ import Testing
         let calls = try await http.call("GET", "/v1/calls", token: annAgain.token).json["calls"] as? [[String: Any]] ?? []
         #expect(calls.map { $0["id"] as? String } == [callID], "the call's record survived the shutdown: \(calls)")
         #expect(calls.first?["outcome"] as? String == "answered")
+        // What the sockets' close writes (last seen) went in before the database closed.
+        let bo = try await http.call("GET", "/v1/users/\(live.bo.id)", token: annAgain.token).json["user"] as? [String: Any] ?? [:]
+        let lastSeen = (bo["lastSeen"] as? String).flatMap { try? Date($0, strategy: .iso8601) }
+        #expect(lastSeen.map { $0 >= stopping.addingTimeInterval(-1) } == true,
+                "Bo's last seen is the shutdown's (\(stopping)): \(bo)")
     }
 }
