@@ -267,7 +267,7 @@ let package = Package(
         .testTarget(name: "ParleyFilesTests", dependencies: ["ParleyFiles", "ParleyTestSupport"]),
         .testTarget(name: "ParleyCodecsTests", dependencies: ["ParleyCodecs"]),
         .testTarget(name: "ParleyCallsTests", dependencies: [
-            "ParleyCalls", "ParleyProtocol", "ParleyRelay",
+            "ParleyCalls", "ParleyProtocol", "ParleyRelay", "ParleyStorage",
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
         .testTarget(name: "ParleyProtocolTests", dependencies: ["ParleyCore", "ParleyProtocol", "ParleyTestSupport"]),

@@ -19,6 +19,10 @@ public final class SharedCallNetwork: CallNetwork {
     let logger: Logger
     /// The renewing loop, while it runs.
     private let loop = Mutex<Task<Void, Never>?>(nil)
+    /// Calls this node reserved and has not released. Their rows are never leftovers, however
+    /// long placing the call takes: under load the book can get a call more than ``expiry``
+    /// after its reservation, and the renewal must not take the rows away in between.
+    private let reserved = Mutex<Set<String>>([])
 
     public init(database: Database, requests: any NodeRequests, logger: Logger) {
         self.database = database
@@ -52,7 +56,10 @@ public final class SharedCallNetwork: CallNetwork {
             } } catch is Taken {
                 continue
             }
-            if rows.isEmpty { return .reserved }
+            if rows.isEmpty {
+                reserved.withLock { _ = $0.insert(call.id.rawValue) }
+                return .reserved
+            }
             let found = try rows.map { row in
                 (user: try row.decode(column: "user_id", as: String.self), call: try row.decode(column: "call_id", as: String.self),
                  node: try row.decode(column: "node", as: String.self), caller: try row.decode(column: "caller_id", as: String.self),
@@ -76,6 +83,7 @@ public final class SharedCallNetwork: CallNetwork {
     }
 
     public func release(_ id: CallID) async {
+        reserved.withLock { _ = $0.remove(id.rawValue) }
         await run("call released") { sql in try sql.execute(#"DELETE FROM "call_parties" WHERE "call_id" = ?"#, id.rawValue) }
     }
 
@@ -110,8 +118,8 @@ public final class SharedCallNetwork: CallNetwork {
 
     /// Renews this node's rows and ends the calls of nodes that stopped, every ``heartbeat``
     /// until ``stop()``.
-    /// `live`: the calls this node's book holds (its rows of any other call are leftovers of a
-    /// release that failed, and go); `abandoned`: what ends the calls of a node that stopped.
+    /// `live`: the calls this node's book holds (its rows of any other call it is not placing
+    /// are leftovers of a release that failed, and go); `abandoned`: what ends the calls of a node that stopped.
     public func start(live: @escaping @Sendable () async -> [CallID], abandoned: @escaping @Sendable ([AbandonedCall]) async -> Void) {
         let task = Task { await self.run(live: live, abandoned: abandoned) }
         loop.withLock { $0 = task }
@@ -124,7 +132,7 @@ public final class SharedCallNetwork: CallNetwork {
     func run(live: @escaping @Sendable () async -> [CallID], abandoned: @escaping @Sendable ([AbandonedCall]) async -> Void) async {
         while !Task.isCancelled {
             let now = Date()
-            let held = await live().map(\.rawValue)
+            let held = Array(Set(await live().map(\.rawValue)).union(reserved.withLock { $0 }))
             // A row is only a leftover once older than placing a call takes (its reservation comes first).
             let settled = now.addingTimeInterval(-Self.expiry).storageMillis
             await run("call directory renewed") { [node] sql in
