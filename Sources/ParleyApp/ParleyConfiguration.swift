@@ -57,6 +57,8 @@ public struct ParleyConfiguration: Sendable {
     /// How often an open realtime socket asks the store again whether its session is open
     /// (a session that ends closes its sockets at once; this is the backstop).
     public var sessionRecheckSeconds = 10.0
+    /// How often devices should `ping` an idle realtime socket (the hello's `pingIntervalSeconds`).
+    public var clientPingSeconds = 25
     /// The media relay's UDP socket (`::` is dual-stack: IPv4 and IPv6), and the addresses put
     /// in SDP answers: `mediaAnnouncedAddress` first, then `mediaAnnouncedAddresses`.
     public var mediaHost = "::"
@@ -227,6 +229,7 @@ public struct ParleyConfiguration: Sendable {
         mailboxCapacity = config.int(forKey: "realtime.mailboxCapacity", default: d.mailboxCapacity)
         maxConnectionsPerUser = config.int(forKey: "realtime.maxConnectionsPerUser", default: d.maxConnectionsPerUser)
         sessionRecheckSeconds = config.double(forKey: "realtime.sessionRecheckSeconds", default: d.sessionRecheckSeconds)
+        clientPingSeconds = config.int(forKey: "realtime.clientPingSeconds", default: d.clientPingSeconds)
         adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
         logFormat = config.string(forKey: "log.format", default: d.logFormat)

@@ -201,7 +201,8 @@ public enum ParleyServer {
         let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers, presence: presence,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,
                                                       maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1),
-                                                      sessionRecheckInterval: .milliseconds(Int64(max(config.sessionRecheckSeconds, 0) * 1000))))
+                                                      sessionRecheckInterval: .milliseconds(Int64(max(config.sessionRecheckSeconds, 0) * 1000)),
+                                                      clientPingSeconds: min(max(config.clientPingSeconds, 1), 300)))
         var dependencies = HTTPDependencies(
             accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })

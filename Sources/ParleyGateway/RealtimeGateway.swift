@@ -25,10 +25,14 @@ public struct RealtimeGateway: Sendable {
         /// other; the question asked again only bounds how long a socket could outlive its
         /// session should that word be lost. Commands in between cost no read.
         public var sessionRecheckInterval: Duration
+        /// What the `hello` asks of devices: a `ping` this often while they have nothing else to
+        /// send, so that one whose network died without a word (no close ever comes) finds out.
+        public var clientPingSeconds: Int
 
         public init(maxFrameBytes: Int = 64 * 1024, mailboxCapacity: Int = 1024, maxConnectionsPerUser: Int = 20,
-                    sessionRecheckInterval: Duration = .seconds(10)) {
+                    sessionRecheckInterval: Duration = .seconds(10), clientPingSeconds: Int = 25) {
             self.sessionRecheckInterval = sessionRecheckInterval
+            self.clientPingSeconds = clientPingSeconds
             self.maxFrameBytes = maxFrameBytes
             self.mailboxCapacity = mailboxCapacity
             self.maxConnectionsPerUser = maxConnectionsPerUser

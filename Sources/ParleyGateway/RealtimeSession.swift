@@ -40,7 +40,8 @@ struct RealtimeSession {
         let latest = try await gateway.events.latestSeq(of: principal.userID)
         let turn = gateway.iceServers.servers(for: principal.userID)
         mailbox.offer(ServerFrame.hello(.init(userId: principal.userID.rawValue, sessionId: principal.sessionID.rawValue, latestSeq: latest,
-                                              iceServers: turn.iceServers, iceServersTtlSeconds: turn.ttlSeconds)).text)
+                                              iceServers: turn.iceServers, iceServersTtlSeconds: turn.ttlSeconds,
+                                              pingIntervalSeconds: gateway.settings.clientPingSeconds)).text)
         // Several nodes: the live events this socket is handed start after the hello's number.
         gateway.events.fanout.connected(principal.userID, after: latest)
 

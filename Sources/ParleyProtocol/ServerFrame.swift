@@ -69,22 +69,26 @@ public enum ServerFrame: Sendable {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    /// The `hello`: who this connection is, where its event sequence stands, and the TURN
-    /// servers (as `GET /v1/calls/ice-servers` answers), so a device woken for a call can
-    /// answer it without another request.
+    /// The `hello`: who this connection is, where its event sequence stands, the TURN servers
+    /// (as `GET /v1/calls/ice-servers` answers), so a device woken for a call can answer it
+    /// without another request, and how often the device should `ping` while it has nothing
+    /// else to send (no reply within that time, 10 s at most: the connection is gone, reconnect).
     public struct Hello: Sendable, Encodable {
         public let userId: String
         public let sessionId: String
         public let latestSeq: Int64
         public let iceServers: [ICEServer]
         public let iceServersTtlSeconds: Int
+        public let pingIntervalSeconds: Int
 
-        public init(userId: String, sessionId: String, latestSeq: Int64, iceServers: [ICEServer], iceServersTtlSeconds: Int) {
+        public init(userId: String, sessionId: String, latestSeq: Int64, iceServers: [ICEServer], iceServersTtlSeconds: Int,
+                    pingIntervalSeconds: Int = 25) {
             self.userId = userId
             self.sessionId = sessionId
             self.latestSeq = latestSeq
             self.iceServers = iceServers
             self.iceServersTtlSeconds = iceServersTtlSeconds
+            self.pingIntervalSeconds = pingIntervalSeconds
         }
     }
 

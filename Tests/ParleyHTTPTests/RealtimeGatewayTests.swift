@@ -13,6 +13,7 @@ import Testing
             #expect(hello["userId"] as? String == ann.id)
             #expect(hello["latestSeq"] as? Int == 0)
             #expect((hello["sessionId"] as? String)?.isEmpty == false)
+            #expect(hello["pingIntervalSeconds"] as? Int == 25, "the hello says how often to ping an idle socket")
             let pong = try await socket.command("ping")
             #expect(pong.ok == true)
             #expect(pong["serverTime"] is String)

@@ -252,3 +252,42 @@ struct WebClientSocialTests {
         }
     }
 }
+
+/// The web client on a network that goes silent without a word (no close ever comes): the page
+/// finds out from its unanswered `ping` (`hello.pingIntervalSeconds`, 1 s here) and comes back
+/// online when the network does. Tests/Peers/web_client_keepalive_peer.py puts a TCP relay of
+/// its own between Chromium and the server, and stops it carrying bytes.
+@Suite(.serialized, .liveMedia, .timeLimit(.minutes(2)),
+       .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+                "needs Debian's chromium: scripts/test.sh installs it (apt-get install chromium)"))
+struct WebClientKeepAliveTests {
+    struct Seen: Decodable {
+        let type: String
+        var error: String?, step: String?
+        var offlineAfter: Double?, onlineAgainAfter: Double?, sent: Bool?
+        var problems: [String]?
+    }
+
+    @Test("A silent network: the page learns it from its ping within seconds, and is back online when the network is")
+    func aSilentNetworkIsNoticed() async throws {
+        let python = try AiortcPeer.python()
+        let parley = try await TestParley.start {
+            $0.webDirectory = webClientDirectory
+            $0.clientPingSeconds = 1
+        }
+        try await parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let peer = try AiortcPeer(python: python, script: AiortcPeer.script(named: "web_client_keepalive_peer.py"), arguments: [
+                "--base", "http://127.0.0.1:\(client.port!)", "--refresh-token", ann.refreshToken, "--within", "10"])
+            defer { peer.kill() }
+            let line = try await peer.nextLine(timeout: .seconds(90))
+            let seen = try JSONDecoder().decode(Seen.self, from: Data(line.utf8))
+            try #require(seen.type == "result", "\(seen.step ?? "?"): \(seen.error ?? line)\n\(peer.stderr.suffix(4000))")
+            // A ping after 1 s of quiet, 1 s for its reply, checked every second: within a few.
+            #expect((seen.offlineAfter ?? .infinity) <= 10, "\(seen)")
+            #expect(seen.onlineAgainAfter != nil && seen.sent == true, "\(seen)")
+            #expect((seen.problems ?? []).isEmpty, "\(seen.problems ?? [])")
+            print("web client keep-alive: offline \(seen.offlineAfter ?? -1) s after the network went silent, online again \(seen.onlineAgainAfter ?? -1) s after it came back")
+        }
+    }
+}

@@ -1,7 +1,10 @@
 // The realtime socket (GET /v1/realtime): commands with replies, events by type, and no gaps.
 // Each event carries the user's next `seq`; after the socket drops, the client reconnects with
 // backoff and asks `sync since <last seq seen>`, so whatever happened meanwhile is replayed and
-// handled the same way as live events (duplicates, by seq, are dropped).
+// handled the same way as live events (duplicates, by seq, are dropped). A socket whose network
+// went away without a word (no close ever comes) is found by its missing reply to a `ping` sent
+// when it has been quiet for the hello's `pingIntervalSeconds`; the browser's `online` event
+// reconnects at once.
 import { accessToken } from "./session.js";
 
 const handlers = new Map();   // type → Set<fn>
@@ -13,6 +16,9 @@ const seen = new Set();
 let wanted = false;
 let backoff = 500;
 let reconnectTimer = null;
+let connecting = false;
+let lastHeard = 0;            // when the socket last brought a frame (ms)
+let keepAlive = null;         // the quiet socket's check, while one is open
 export let hello = null;
 
 export function on(type, fn) {
@@ -37,6 +43,7 @@ export function start() {
 export function stop() {
   wanted = false;
   clearTimeout(reconnectTimer);
+  clearInterval(keepAlive);
   lastSeq = null;
   seen.clear();
   socket?.close(1000, "signed out");
@@ -44,22 +51,58 @@ export function stop() {
 }
 
 async function connect() {
+  if (connecting || socket) return;
+  connecting = true;
   let token;
-  try { token = await accessToken(); } catch { return retry(); }
-  if (!wanted) return;
+  try { token = await accessToken(); } catch { connecting = false; return retry(); }
+  connecting = false;
+  if (!wanted || socket) return;
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const ws = new WebSocket(`${scheme}://${location.host}/v1/realtime?token=${encodeURIComponent(token)}`);
   socket = ws;
-  ws.addEventListener("message", (event) => receive(JSON.parse(event.data)));
-  ws.addEventListener("close", () => {
-    if (socket !== ws) return;
-    socket = null;
-    for (const [, p] of pending) { clearTimeout(p.timer); p.reject(new Error("The connection dropped")); }
-    pending.clear();
-    emit("status", { online: false });
-    retry();
-  });
+  ws.addEventListener("message", (event) => { if (socket === ws) lastHeard = Date.now(); receive(JSON.parse(event.data)); });
+  ws.addEventListener("close", () => lost(ws));
 }
+
+/** The socket is gone (closed, or silent past its ping's wait): what waited on it fails, and
+ * a new one is tried with backoff. */
+function lost(ws) {
+  if (socket !== ws) return;
+  socket = null;
+  clearInterval(keepAlive);
+  for (const [, p] of pending) { clearTimeout(p.timer); p.reject(new Error("The connection dropped")); }
+  pending.clear();
+  emit("status", { online: false });
+  retry();
+}
+
+/** While `ws` is open: a `ping` once it has been quiet `seconds`; no reply within as long
+ * (10 s at most), and it counts as gone — closed here, as the network never will. */
+function keepAliveFor(ws, seconds) {
+  clearInterval(keepAlive);
+  const quiet = Math.max(1, Number(seconds) || 25) * 1000;
+  const wait = Math.min(quiet, 10000);
+  let asking = false;
+  keepAlive = setInterval(() => {
+    if (socket !== ws) return clearInterval(keepAlive);
+    if (asking || Date.now() - lastHeard < quiet) return;
+    asking = true;
+    command("ping", {}, wait).then(() => { asking = false; }, () => {
+      asking = false;
+      if (socket !== ws) return;
+      lost(ws);
+      try { ws.close(4000, "no reply to ping"); } catch { /* already closing */ }
+    });
+  }, Math.min(quiet, 1000));
+}
+
+// The network is back (a laptop's Wi-Fi, a phone leaving a tunnel): no need to wait out the backoff.
+window.addEventListener("online", () => {
+  if (!wanted || socket) return;
+  clearTimeout(reconnectTimer);
+  backoff = 500;
+  connect();
+});
 
 function retry() {
   if (!wanted) return;
@@ -81,6 +124,7 @@ async function receive(frame) {
   if (frame.type === "hello") {
     hello = frame;
     backoff = 500;
+    keepAliveFor(socket, frame.pingIntervalSeconds);
     emit("status", { online: true });
     if (lastSeq === null) { lastSeq = frame.latestSeq; emit("ready", frame); return; }
     await catchUp();
