@@ -80,11 +80,12 @@ function lost(ws) {
  * (10 s at most), and it counts as gone — closed here, as the network never will. */
 function keepAliveFor(ws, seconds) {
   clearInterval(keepAlive);
+  if (!ws) return;
   const quiet = Math.max(1, Number(seconds) || 25) * 1000;
   const wait = Math.min(quiet, 10000);
   let asking = false;
-  keepAlive = setInterval(() => {
-    if (socket !== ws) return clearInterval(keepAlive);
+  const timer = setInterval(() => {
+    if (socket !== ws) return clearInterval(timer);
     if (asking || Date.now() - lastHeard < quiet) return;
     asking = true;
     command("ping", {}, wait).then(() => { asking = false; }, () => {
@@ -94,6 +95,7 @@ function keepAliveFor(ws, seconds) {
       try { ws.close(4000, "no reply to ping"); } catch { /* already closing */ }
     });
   }, Math.min(quiet, 1000));
+  keepAlive = timer;
 }
 
 // The network is back (a laptop's Wi-Fi, a phone leaving a tunnel): no need to wait out the backoff.
