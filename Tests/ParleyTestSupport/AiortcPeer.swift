@@ -123,7 +123,15 @@ public final class AiortcPeer: @unchecked Sendable {  // the child is only signa
 
     /// The next line on stdout, within `timeout`, for scripts whose lines are their own.
     public func nextLine(timeout: Duration) async throws -> String {
-        try await ParleyTestSupport.nextLine(of: lines, timeout: timeout, who: "the aiortc peer", log: stderrLog)
+        do {
+            return try await ParleyTestSupport.nextLine(of: lines, timeout: timeout, who: "the aiortc peer", log: stderrLog)
+        } catch ChildProcessError.exited(let who, let log) {
+            // How it ended tells a crash or a kill from output that stopped being read.
+            try? await Task.sleep(for: .milliseconds(200))
+            let state = process.isRunning ? "still running"
+                : process.endedBySignal ? "ended by signal \(process.terminationStatus)" : "exited with status \(process.terminationStatus)"
+            throw ChildProcessError.exited("\(who) (\(state))", log)
+        }
     }
 
     /// Writes one JSON line to the peer's stdin.

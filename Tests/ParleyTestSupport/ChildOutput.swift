@@ -61,6 +61,11 @@ func drain(_ handle: FileHandle, chunk: @escaping @Sendable (Data) -> Void, end:
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count > 0 { chunk(Data(buffer[0..<count])); continue }
                 if count < 0, errno == EINTR { continue }
+                if count < 0 {
+                    // Not the child's end of file: say so, or it reads as a child that exited early.
+                    let reason = String(cString: strerror(errno))
+                    FileHandle.standardError.write(Data("child output: reading descriptor \(descriptor) failed: \(reason)\n".utf8))
+                }
                 break
             }
         }
