@@ -9,6 +9,8 @@ tail of a run, and a crash's backtrace is long; this is what the tail should say
 `test-digest.py --failed-suites LOG` prints the failed suites' names, one a line, for
 scripts/test.sh to run them again alone (nothing when the run crashed).
 """
+import glob
+import os
 import re
 import sys
 
@@ -17,7 +19,9 @@ ENDED = re.compile(r"^\S+ Test (.+?) (?:passed|failed|skipped)\b")
 ISSUE = re.compile(r"^\S+ Test .+? recorded an issue")
 FAILED = re.compile(r"^\S+ Test .+? failed after")
 XCT_FAILURE = re.compile(r": error: -\[.+\] : ")
-SUITE_FAILED = re.compile(r"^\S+ Suite (\w+) failed after")
+SUITE_FAILED = re.compile(r'^\S+ Suite (?:"(.+)"|(\w+)) failed after')
+SUITE_NAMED = re.compile(r'@Suite\(\s*"((?:[^"\\]|\\.)*)"')
+DECLARED = re.compile(r"\b(?:struct|class|enum|actor)\s+(\w+)")
 
 
 def digest(lines):
@@ -54,10 +58,25 @@ def digest(lines):
     return out
 
 
-def failed_suites(lines):
-    """The suites that failed, by type name — or nothing when the run crashed or a failure
-    belongs to no suite (then nothing is run again: the run fails as it stands)."""
-    suites, crashed, issues = [], False, 0
+def suite_types(root):
+    """Display name → type name of every suite declared `@Suite("…")` under `root` (the
+    output names such a suite by its display name; `--filter` wants the type)."""
+    names = {}
+    for path in glob.glob(os.path.join(root, "**", "*.swift"), recursive=True):
+        source = open(path, errors="replace").read()
+        for named in SUITE_NAMED.finditer(source):
+            declared = DECLARED.search(source, named.end())
+            if declared:
+                names[named.group(1).replace('\\"', '"').replace("\\\\", "\\")] = declared.group(1)
+    return names
+
+
+def failed_suites(lines, tests="Tests"):
+    """The suites that failed, by type name — or nothing when the run crashed, a failure belongs
+    to no suite, or a failed suite's type cannot be found (then nothing is run again: the run
+    fails as it stands)."""
+    suites, crashed, issues, unknown = [], False, 0, False
+    types = None
     for raw in lines:
         line = raw.rstrip("\n")
         if "Program crashed" in line or "Fatal error:" in line or line.startswith("Fatal error"):
@@ -65,11 +84,17 @@ def failed_suites(lines):
         if XCT_FAILURE.search(line):
             crashed = True   # an XCTest failure: not a Swift Testing suite to filter on
         failed = SUITE_FAILED.match(line)
-        if failed and failed.group(1) not in suites:
-            suites.append(failed.group(1))
+        if failed:
+            name = failed.group(2)
+            if failed.group(1) is not None:
+                types = suite_types(tests) if types is None else types
+                name = types.get(failed.group(1))
+                unknown = unknown or name is None
+            if name and name not in suites:
+                suites.append(name)
         if ISSUE.match(line):
             issues += 1
-    return [] if crashed or (issues and not suites) else suites
+    return [] if crashed or unknown or (issues and not suites) else suites
 
 
 def main():
