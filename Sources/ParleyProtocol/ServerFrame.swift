@@ -82,7 +82,7 @@ public enum ServerFrame: Sendable {
         public let pingIntervalSeconds: Int
 
         public init(userId: String, sessionId: String, latestSeq: Int64, iceServers: [ICEServer], iceServersTtlSeconds: Int,
-                    pingIntervalSeconds: Int = 25) {
+                    pingIntervalSeconds: Int) {
             self.userId = userId
             self.sessionId = sessionId
             self.latestSeq = latestSeq

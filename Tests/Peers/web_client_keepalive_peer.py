@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import sync_playwright
 
 import web_client_peer as peer
-from web_client_peer import FLAGS, emit, step
+from web_client_peer import FLAGS, step, until
 
 REFRESH_KEY = "parley.refreshToken"   # web/js/session.js
 
@@ -88,17 +88,16 @@ class SilentRelay:
         self.silent.clear()
 
 
-def online(page):
-    return page.evaluate("() => document.getElementById('connection').classList.contains('online')")
+ONLINE = "() => document.getElementById('connection').classList.contains('online')"
+OFFLINE = "() => !document.getElementById('connection').classList.contains('online')"
 
 
-def wait_for(page, want, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if online(page) == want:
-            return True
-        time.sleep(0.05)
-    return False
+def wait_for(page, predicate, timeout):
+    try:
+        until(page, predicate, timeout)
+        return True
+    except TimeoutError:
+        return False
 
 
 def run(args):
@@ -117,20 +116,20 @@ def run(args):
 
             step("signed in and online")
             page.goto(f"{base}/#/chats")
-            if not wait_for(page, True, 20):
+            if not wait_for(page, ONLINE, 20):
                 raise RuntimeError("the page never came online")
 
             step("the network goes silent")
             relay.silence()
             went = time.monotonic()
-            if not wait_for(page, False, args.within):
+            if not wait_for(page, OFFLINE, args.within):
                 raise RuntimeError(f"still online {args.within} s after the network went silent")
             result["offlineAfter"] = round(time.monotonic() - went, 2)
 
             step("the network is back")
             relay.restore()
             back = time.monotonic()
-            if not wait_for(page, True, 20):
+            if not wait_for(page, ONLINE, 20):
                 raise RuntimeError("not online again 20 s after the network came back")
             result["onlineAgainAfter"] = round(time.monotonic() - back, 2)
 
@@ -148,13 +147,7 @@ def main():
     p.add_argument("--refresh-token", required=True)
     p.add_argument("--within", type=float, default=10.0, help="seconds the page may take to notice")
     p.add_argument("--chromium", default="/usr/bin/chromium")
-    args = p.parse_args()
-    try:
-        emit(run(args))
-        return 0
-    except Exception as exc:
-        emit({"type": "error", "step": peer.STEP, "error": repr(exc)[:2000]})
-        return 1
+    return peer.answer(run, p.parse_args())
 
 
 if __name__ == "__main__":

@@ -50,6 +50,17 @@ def emit(obj):
     sys.stdout.flush()
 
 
+def answer(run, args):
+    """Prints what `run(args)` saw as the one JSON line, or the error and the step it came in
+    (so the test shows why); the exit status to end with."""
+    try:
+        emit(run(args))
+        return 0
+    except Exception as exc:
+        emit({"type": "error", "step": STEP, "error": repr(exc)[:2000]})
+        return 1
+
+
 def log(text):
     print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
@@ -358,13 +369,7 @@ def main():
     p.add_argument("--timeout", type=float, default=45.0, help="seconds to wait for the frames")
     p.add_argument("--chromium", default="/usr/bin/chromium")
     p.add_argument("--chromium-arg", action="append", default=[], help="one more command-line flag for chromium")
-    args = p.parse_args()
-    try:
-        emit(run(args))
-        return 0
-    except Exception as exc:  # reported as a line so the test shows why
-        emit({"type": "error", "step": STEP, "error": repr(exc)[:2000]})
-        return 1
+    return answer(run, p.parse_args())
 
 
 if __name__ == "__main__":

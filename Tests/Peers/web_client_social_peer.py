@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import sync_playwright
 
 import web_client_peer as peer
-from web_client_peer import FLAGS, Person, emit, mail_link, png, step, until
+from web_client_peer import FLAGS, Person, mail_link, png, step, until
 
 PASSWORD = "correct horse 42"
 
@@ -180,13 +180,7 @@ def main():
     p.add_argument("--screenshots", required=True)
     p.add_argument("--chromium", default="/usr/bin/chromium")
     p.add_argument("--chromium-arg", action="append", default=[])
-    args = p.parse_args()
-    try:
-        emit(run(args))
-        return 0
-    except Exception as exc:
-        emit({"type": "error", "step": peer.STEP, "error": repr(exc)[:2000]})
-        return 1
+    return peer.answer(run, p.parse_args())
 
 
 if __name__ == "__main__":
