@@ -174,7 +174,14 @@ public actor CallService {
     public func liveCalls(of user: UserID, device: SessionID) async -> [CommandReply.LiveCall] {
         var calls = book.liveCalls(of: user, device: device)
         for node in Set(await network.callsElsewhere(of: user).map(\.node)) {
-            if case .liveCalls(let there) = try? await network.send(.liveCalls(user, device: device), to: node) { calls += there }
+            // A node that does not answer leaves its calls out of this sync; if it stopped, its
+            // calls end `connection_lost` once another node claims them (SharedCallNetwork).
+            do {
+                if case .liveCalls(let there) = try await network.send(.liveCalls(user, device: device), to: node) { calls += there }
+            } catch {
+                logger.warning("live calls: node did not answer", metadata: [
+                    "node": "\(node)", "user": "\(user)", "error": "\(String(reflecting: error))"])
+            }
         }
         return calls
     }

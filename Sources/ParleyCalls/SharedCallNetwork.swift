@@ -141,8 +141,13 @@ public final class SharedCallNetwork: CallNetwork {
                 _ = try sql.query(#"DELETE FROM "call_parties" WHERE "node" = ? AND "started_at" < ?\#(keep)"#,
                               binding: [.text(node), .integer(settled)] + held.map { .text($0) })
             }
-            let lost = (try? await claimAbandoned(before: now.addingTimeInterval(-Self.expiry), except: node)) ?? []
-            if !lost.isEmpty { await abandoned(lost) }
+            do {
+                let lost = try await claimAbandoned(before: now.addingTimeInterval(-Self.expiry), except: node)
+                if !lost.isEmpty { await abandoned(lost) }
+            } catch {
+                // Tried again at the next heartbeat: the rows stay until a node claims them.
+                logger.error("abandoned calls: not claimed", metadata: ["error": "\(String(reflecting: error))"])
+            }
             try? await Task.sleep(for: Self.heartbeat)
         }
     }

@@ -89,7 +89,12 @@ public final class Database: Sendable {
     /// ran; on PostgreSQL a throw after the change (while reading its answer) leaves it committed
     /// and its `afterCommit` actions not run.
     public func writeAutocommit<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
-        let (value, actions) = try await engine.writeAutocommit(body)
+        let (value, actions) = try await engine.writeAutocommit { transaction in
+            // Held to its word where it matters: a second change throws `StorageError.secondChange`
+            // before it runs. SQLite commits the closure's statements together, as `write` does.
+            if transaction.kind == .postgresql { transaction.allowOneChange() }
+            return try body(transaction)
+        }
         for action in actions { action() }
         return value
     }

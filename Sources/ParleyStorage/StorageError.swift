@@ -9,6 +9,9 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case batchRolledBack(String)
     /// No SQLite file where one was to be read.
     case noDatabaseFile(String)
+    /// A second statement that changes the database inside `Database.writeAutocommit`, which
+    /// allows one (on PostgreSQL the first has committed alone by then); not run.
+    case secondChange(String)
 
     public var description: String {
         switch self {
@@ -19,6 +22,7 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         case .closed: "the database is closed"
         case .batchRolledBack(let reason): "the transaction was rolled back: \(reason)"
         case .noDatabaseFile(let path): "no SQLite database at \(path)"
+        case .secondChange(let sql): "a second change in a write that allows one (writeAutocommit): \(sql.prefix(80))"
         }
     }
 }

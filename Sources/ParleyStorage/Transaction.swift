@@ -77,6 +77,9 @@ public final class Transaction: SQLQuerying {
     private let runner: any StatementRunner
     private var isOpen = true
     private(set) var afterCommitActions: [@Sendable () -> Void] = []
+    /// `Database.writeAutocommit`: statements other than a SELECT it has let through. Nil: any
+    /// number (a transaction commits them together).
+    private var changes: Int?
 
     init(kind: Database.Kind, runner: any StatementRunner) {
         self.kind = kind
@@ -84,26 +87,26 @@ public final class Transaction: SQLQuerying {
     }
 
     public func query(_ sql: String, binding binds: [SQLValue]) throws -> [Row] {
-        guard isOpen else { throw StorageError.closed }
+        try admit(sql)
         return try runner.run(sql, binds)
     }
 
     public func query(each statements: [SQLStatement]) throws -> [[Row]] {
-        guard isOpen else { throw StorageError.closed }
+        for statement in statements { try admit(statement.sql) }
         return try runner.runAll(statements)
     }
 
     /// Runs an INSERT, UPDATE, DELETE or DDL statement; returns how many rows it changed.
     @discardableResult
     public func execute(_ sql: String, _ binds: any SQLBindable...) throws -> Int {
-        guard isOpen else { throw StorageError.closed }
+        try admit(sql)
         return try runner.count(sql, binds.map(\.sqlValue))
     }
 
     /// `execute` with the values as a list (statements built at run time: a batch of rows).
     @discardableResult
     public func execute(_ sql: String, binding binds: [SQLValue]) throws -> Int {
-        guard isOpen else { throw StorageError.closed }
+        try admit(sql)
         return try runner.count(sql, binds)
     }
 
@@ -113,19 +116,20 @@ public final class Transaction: SQLQuerying {
     /// latest) throws its error and the transaction fails as a whole. On SQLite it runs at once.
     /// Not for a statement whose error the closure means to catch (a unique key it tries).
     public func send(_ sql: String, _ binds: any SQLBindable...) throws {
-        guard isOpen else { throw StorageError.closed }
+        try admit(sql)
         try runner.send(sql, binds.map(\.sqlValue))
     }
 
     /// `send` with the values as a list.
     public func send(_ sql: String, binding binds: [SQLValue]) throws {
-        guard isOpen else { throw StorageError.closed }
+        try admit(sql)
         try runner.send(sql, binds)
     }
 
     /// Runs several statements without parameters or results (a schema, a fixture); not cached.
     public func execute(script: String) throws {
         guard isOpen else { throw StorageError.closed }
+        guard changes == nil else { throw StorageError.secondChange(script) }
         try runner.execute(script: script)
     }
 
@@ -136,6 +140,29 @@ public final class Transaction: SQLQuerying {
     }
 
     func close() { isOpen = false }
+
+    /// From here on, at most one statement that is not a SELECT (`Database.writeAutocommit`:
+    /// on PostgreSQL each commits alone, so a second could leave the first committed without it).
+    func allowOneChange() { changes = 0 }
+
+    /// Throws if the transaction is over, or if `sql` would be a second change where only one may be.
+    private func admit(_ sql: String) throws {
+        guard isOpen else { throw StorageError.closed }
+        guard let count = changes, !Self.isSelect(sql) else { return }
+        guard count == 0 else { throw StorageError.secondChange(sql) }
+        changes = 1
+    }
+
+    /// Whether the statement starts with SELECT (after blanks): it reads only. Anything else —
+    /// WITH too, which may hold an INSERT or UPDATE — counts as a change.
+    static func isSelect(_ sql: String) -> Bool {
+        var keyword = sql.utf8.drop { $0 == 0x20 || $0 == 0x0A || $0 == 0x09 || $0 == 0x0D }.prefix(7).makeIterator()
+        for letter in "SELECT".utf8 {
+            guard let byte = keyword.next(), byte & 0xDF == letter else { return false }
+        }
+        guard let after = keyword.next() else { return true }
+        return after == 0x20 || after == 0x0A || after == 0x09 || after == 0x0D || after == 0x28   // a blank or "("
+    }
 }
 
 /// The handle to one read-only snapshot, given to the closure of `Database.read` (and

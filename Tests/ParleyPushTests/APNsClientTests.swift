@@ -193,7 +193,7 @@ struct APNsClientTests {
                 let started = Date()
                 #expect(await client.send(PushMessage(kind: .alert, payload: H.payload()), to: H.target())
                     == .failed(reason: "ServiceUnavailable"))
-                #expect(Date().timeIntervalSince(started) < 5, "the 2.5 s window, not the 10 s request timeout")
+                #expect(Date().timeIntervalSince(started) < 8, "the 2.5 s window, not the 10 s request timeout (a loaded machine has added 3 s)")
                 return client.stats()
             }
             let requests = try await harness.standIn.requests().dropFirst()

@@ -71,10 +71,18 @@ extension AiortcEchoTests {
             let switchedAt = ContinuousClock.now
             let newPort = try await proxy.rebind()
             let (timeline, result) = try await Self.rest(of: peer)
+            let endedAt = ContinuousClock.now
 
             let stats = try #require(await relay.stats(for: leg))
             let after = await relay.counters()
-            #expect(stats.sendAddress == PeerAddress(ipv4: 0x7F00_0001, port: UInt16(newPort)), "\(stats)")
+            // When it fails: whether the new address checked in late in the call (the client's
+            // consent checks) or media did not follow a check made in time.
+            let sinceSwitch = { (instant: ContinuousClock.Instant?) in instant.map { "\($0 - switchedAt)" } ?? "never" }
+            #expect(stats.sendAddress == PeerAddress(ipv4: 0x7F00_0001, port: UInt16(newPort)), """
+                \(stats); after the switch: first check from the new address \(sinceSwitch(proxy.legs.last?.firstCheckOut)), \
+                first media to it \(sinceSwitch(proxy.legs.last?.firstMediaIn)), the call ended \(endedAt - switchedAt); \
+                legs \(proxy.legs)
+                """)
             #expect(stats.addressSwitches == 1 && after.addressSwitches == 1)
             let old = proxy.legs[0], new = proxy.legs[1]
             #expect(old.mediaIn > 100, "media flowed to the first address: \(old)")

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import ParleyStorage
+@testable import ParleyStorage
 import ParleyTestSupport
 import Synchronization
 import Testing
@@ -135,8 +135,8 @@ import Testing
 
     /// `writeAutocommit`: what its closure read and changed is committed, and its after-commit
     /// actions run; on PostgreSQL without a transaction around it — a statement that failed
-    /// leaves no transaction open (the next writes on every connection of the pool commit), and
-    /// one that finished before a later failure stays (the reason it is for one change only).
+    /// leaves no transaction open (the next writes on every connection of the pool commit), and a
+    /// second change is refused before it runs, since the first has committed alone by then.
     @Test(arguments: TestEngine.allCases)
     func anAutocommitWriteCommitsItsChangeAndLeavesNoTransactionOpen(_ engine: TestEngine) async throws {
         let (database, cleanup) = try await Self.open(engine)
@@ -150,11 +150,29 @@ import Testing
         #expect(seen == 0 && ran.withLock { $0 })
         let failure = await #expect(throws: (any Error).self) {
             try await database.writeAutocommit { sql in
-                try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", 2, "two")
+                _ = try sql.query(" select n FROM items")
                 try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", 1, "again")   // n = 1 is taken
             }
         }
         #expect(Self.isConstraintViolation(failure))
+        var refused: (any Error)?
+        do {
+            try await database.writeAutocommit { sql in
+                try sql.execute("INSERT INTO items (n, label) VALUES (?, ?)", 2, "two")
+                try sql.send("INSERT INTO items (label, n) VALUES (?, ?)", "three", 3)
+            }
+        } catch {
+            refused = error
+        }
+        if engine == .postgresql {
+            guard case .secondChange(let sql)? = refused as? StorageError else {
+                Issue.record("a second change should be refused, got \(String(describing: refused))")
+                return
+            }
+            #expect(sql.contains("(label, n)"), "the second statement is the one refused")
+        } else {
+            #expect(refused == nil, "SQLite commits the closure's statements together")
+        }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for n in 20..<30 {
                 group.addTask { _ = try await database.write { try $0.execute("INSERT INTO items (n, label) VALUES (?, ?)", n, "after") } }
@@ -162,10 +180,18 @@ import Testing
             try await group.waitForAll()
         }
         let numbers = try await database.read { try $0.query("SELECT n FROM items ORDER BY n").map { try $0.first(as: Int.self) } }
-        // SQLite's autocommit write is a transaction: the failure undid the row before it.
-        #expect(numbers == (engine == .postgresql ? [1, 2] : [1]) + Array(20..<30))
+        // On PostgreSQL the first change committed alone and the second never ran.
+        #expect(numbers == (engine == .postgresql ? [1, 2] : [1, 2, 3]) + Array(20..<30))
         try await database.close()
         await cleanup()
+    }
+
+    @Test("a statement counts as a read only when it starts with SELECT")
+    func whatCountsAsARead() {
+        for sql in ["SELECT 1", "  select n FROM items", "\n\tSelect(1)", "SELECT"] { #expect(Transaction.isSelect(sql), "\(sql)") }
+        for sql in ["INSERT INTO items VALUES (1)", "WITH x AS (SELECT 1) SELECT * FROM x", "SELECTED", "UPDATE items SET n = 1", ""] {
+            #expect(!Transaction.isSelect(sql), "\(sql)")
+        }
     }
 
     /// `readAutocommit`: one statement's answer, what was committed before it; one that fails
