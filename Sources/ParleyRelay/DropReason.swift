@@ -34,8 +34,9 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
     /// The leg has no partner, or the partner has not finished ICE and DTLS, or does not take
     /// this kind of media.
     case noTarget
-    /// RTP with an SSRC the leg has not used before, when it has already used
-    /// ``RelayConfiguration/maxSSRCsPerLeg`` of them: its state (plans, statistics) stays bounded.
+    /// RTP, RTX or RTCP from an SSRC the leg has not used before, when it has already used
+    /// ``RelayConfiguration/maxSSRCsPerLeg`` of them: its state (plans, statistics, libsrtp's
+    /// streams) stays bounded.
     case ssrcLimit
     /// Protecting for the partner failed (libsrtp error).
     case protectFailed
@@ -58,6 +59,10 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
     /// A padding-only RTX packet (bandwidth probing) for a receiver that did not negotiate RTX:
     /// there is no original packet to restore.
     case rtxPadding
+    /// A valid check for one leg from an address another live leg holds: the address stays that
+    /// leg's (a check made with one's own credentials from someone else's address — spoofed, or
+    /// a NAT's port given to a second client — must not take their media).
+    case addressTaken
     /// Tests only: ``RelayConfiguration/testVideoLossInbound`` / ``RelayConfiguration/testVideoLossOutbound``.
     case testLoss
 
@@ -89,6 +94,7 @@ public enum DropReason: Int, Sendable, Hashable, CaseIterable, CustomStringConve
         case .resendLimit: "resend_limit"
         case .rtxTooShort: "rtx_too_short"
         case .rtxPadding: "rtx_padding"
+        case .addressTaken: "address_taken"
         case .testLoss: "test_loss"
         }
     }

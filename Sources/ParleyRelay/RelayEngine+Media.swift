@@ -35,6 +35,9 @@ extension RelayEngine {
         case .badParameter, .bufferTooSmall, .other:
             return drop(.srtpError)
         }
+        // An SSRC past the leg's budget: its stream, just made by libsrtp, goes again (RTCP by its
+        // sender's SSRC; RTP's below, once its kind is known).
+        if isRTCP, !admitRTCPSender(slot, length: length, of: leg, srtp: srtp) { return drop(.ssrcLimit) }
         leg.packetsIn &+= 1
         leg.bytesIn &+= UInt64(received)
         // Authenticated under the leg's keys: proof for MediaPath (one comparison for the target).
@@ -56,12 +59,21 @@ extension RelayEngine {
         guard case .success(let header) = RTPHeader.parse(UnsafeRawBufferPointer(packet)) else {
             return drop(.malformedRTP)
         }
-        if leg.mediaLookup.isRTX(header.payloadType) { return forwardRTX(slot, packet: packet, header: header, from: leg) }
+        if leg.mediaLookup.isRTX(header.payloadType) {
+            guard leg.admitSSRC(header.ssrc, limit: configuration.maxSSRCsPerLeg) else {
+                srtp.inbound.removeStream(ssrc: header.ssrc)
+                return drop(.ssrcLimit)
+            }
+            return forwardRTX(slot, packet: packet, header: header, from: leg)
+        }
         guard let kind = leg.mediaLookup.kind(ofPayloadType: header.payloadType) else { return drop(.unknownPayloadType) }
         if !leg.mediaLookup.isPrimary(header.ssrc, for: kind) {
             // An offer without a=ssrc, or a client that changed SSRC: learn it so RTCP maps —
             // within the leg's SSRC budget, so a client cycling SSRCs cannot grow its state.
-            guard leg.admitSSRC(header.ssrc, limit: configuration.maxSSRCsPerLeg) else { return drop(.ssrcLimit) }
+            guard leg.admitSSRC(header.ssrc, limit: configuration.maxSSRCsPerLeg) else {
+                srtp.inbound.removeStream(ssrc: header.ssrc)
+                return drop(.ssrcLimit)
+            }
             leg.media.learnRemoteSSRC(header.ssrc, for: kind)
             rebuildPlans(leg)
         }
@@ -115,5 +127,20 @@ extension RelayEngine {
         target.packetsOut &+= 1
         target.bytesOut &+= UInt64(length)
         send(UnsafeRawBufferPointer(rebasing: slot[0..<length]), to: address)
+    }
+
+    /// Whether a decrypted RTCP compound's sender (its first packet's SSRC, RFC 3550 §6.4) may go
+    /// on: one of the leg's primary SSRCs, one it used before, or a new one within its budget
+    /// (``RelayConfiguration/maxSSRCsPerLeg``, shared with RTP's). A refused one's libsrtp stream
+    /// goes again: libsrtp makes one per SSRC that authenticates, and RTCP has no other bound.
+    func admitRTCPSender(_ slot: UnsafeMutableRawBufferPointer, length: Int, of leg: RelayLeg, srtp: SRTPPair) -> Bool {
+        guard length >= 8 else { return true }   // names no sender: the compound's own checks drop it
+        let ssrc = UInt32(slot[4]) << 24 | UInt32(slot[5]) << 16 | UInt32(slot[6]) << 8 | UInt32(slot[7])
+        if leg.mediaLookup.isPrimary(ssrc, for: .audio) || leg.mediaLookup.isPrimary(ssrc, for: .video) { return true }
+        guard leg.admitSSRC(ssrc, limit: configuration.maxSSRCsPerLeg) else {
+            srtp.inbound.removeStream(ssrc: ssrc)
+            return false
+        }
+        return true
     }
 }

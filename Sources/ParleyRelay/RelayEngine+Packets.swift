@@ -51,14 +51,13 @@ extension RelayEngine {
         guard message.type == .bindingRequest else { return drop(.stunIgnored) }
         guard let username = message.username, let colon = username.firstIndex(of: ":"),
               let leg = legsByUfrag[String(username[..<colon])] else { return drop(.unknownUsername) }
+        // Before the agent sees it: a check refused here refreshes nothing of the leg's either.
+        guard mayHold(peer, for: leg) else { return drop(.addressTaken) }
         let now = NIODeadline.now()
         switch leg.ice.handleBindingRequest(message, bytes: bytes, from: peer, now: now) {
-        case .success(let response, let isNewAddress, let useCandidate, let credentials):
+        case .success(let response, _, let useCandidate, let credentials):
             leg.lastActivity = now
-            if isNewAddress {
-                legsByAddress[peer] = leg
-                logger.debug("valid connectivity check", metadata: ["leg": "\(leg.id)", "address": "\(peer)"])
-            }
+            if legsByAddress[peer] !== leg { hold(peer, for: leg) }
             if credentials == .renewed {
                 // The client moved to the restart's credentials: addresses checked with the old
                 // ones must check in again before they can take media (RFC 8445 §9).

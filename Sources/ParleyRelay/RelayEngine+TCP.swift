@@ -41,12 +41,13 @@ extension RelayEngine {
     /// A TCP connection closed: its address leaves the table, so a new connection from the same
     /// address and port has to pass a check again.
     func forgetTCPAddress(_ address: PeerAddress) {
-        legsByAddress.removeValue(forKey: address)
+        guard let leg = legsByAddress.removeValue(forKey: address) else { return }
+        leg.heldAddresses.removeAll { $0 == address }
     }
 
     /// Closes the TCP connections a released leg was using (after its close_notify).
     func disconnectTCP(of leg: RelayLeg) {
         guard let tcp else { return }
-        for (address, owner) in legsByAddress where address.isTCP && owner === leg { tcp.disconnect(address) }
+        for address in leg.heldAddresses where address.isTCP && legsByAddress[address] === leg { tcp.disconnect(address) }
     }
 }

@@ -113,8 +113,8 @@ final class RelayEngine: @unchecked Sendable {
             flushIfNeeded()
         }
         disconnectTCP(of: leg)
-        // Every address the leg ever validated, including ones its agent has since forgotten.
-        legsByAddress = legsByAddress.filter { $0.value !== leg }
+        for address in leg.heldAddresses where legsByAddress[address] === leg { legsByAddress.removeValue(forKey: address) }
+        leg.heldAddresses.removeAll()
         counters.legs = legs.count
         logger.info("leg released", metadata: ["leg": "\(id)", "owner": "\(leg.owner)",
                                                "packetsIn": "\(leg.packetsIn)", "packetsOut": "\(leg.packetsOut)"])

@@ -59,6 +59,9 @@ final class RelayLeg: @unchecked Sendable {
     var sendAddress: PeerAddress?
     /// The relay ufrags ``RelayEngine/legsByUfrag`` holds for this leg.
     var registeredUfrags: [String] = []
+    /// The addresses ``RelayEngine/legsByAddress`` gives this leg: those its agent still holds
+    /// valid (``ICELiteAgent/maxValidAddresses``), and the send target (`RelayEngine+Addresses`).
+    var heldAddresses: [PeerAddress] = []
     /// Where DTLS came from last: retransmissions and alerts go there.
     var dtlsAddress: PeerAddress?
 

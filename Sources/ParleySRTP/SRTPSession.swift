@@ -107,6 +107,15 @@ public struct SRTPSession: ~Copyable, @unchecked Sendable {
         return transform(buffer, &length, minimum: 8 + profile.rtcpOverhead, room: 0, srtp_unprotect_rtcp)
     }
 
+    /// Frees the stream libsrtp keeps for `ssrc` (cloned from the template when the SSRC's first
+    /// packet authenticated, see above), for an SSRC its owner refuses: a peer that holds the keys
+    /// and cycles SSRCs then cannot grow the session — nor the list libsrtp searches for every
+    /// packet. Returns whether there was one.
+    @discardableResult
+    public mutating func removeStream(ssrc: UInt32) -> Bool {
+        srtp_remove_stream(context, ssrc.bigEndian) == srtp_err_status_ok
+    }
+
     /// Bounds checks shared by the four operations, then one libsrtp call; no allocation.
     @inline(__always)
     private func transform(

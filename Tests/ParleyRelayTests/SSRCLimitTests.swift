@@ -48,5 +48,43 @@ extension LegDTLSTests {
         #expect(engine.counters[.ssrcLimit] == 2, "an SSRC the leg already used still passes")
         #expect(engine.counters[.noTarget] == UInt64(limit) + 1)
         #expect(leg.media.audio?.remotePrimarySSRC == 1)
+        // libsrtp made a stream for each SSRC that authenticated; a refused one's went again.
+        #expect(leg.srtp?.inbound.removeStream(ssrc: 1000) == false, "the refused SSRC keeps no libsrtp stream")
+        #expect(leg.srtp?.inbound.removeStream(ssrc: 2) == true, "an admitted one has its stream")
+    }
+
+    @Test("SRTCP from a new sender SSRC past the leg's budget is dropped ssrc_limit, and keeps no libsrtp stream")
+    func rtcpSendersAreCapped() throws {
+        let relayContext = try DTLSContext()
+        let peerContext = try DTLSContext(role: .client)
+        let (leg, _) = try makeLeg(fingerprint: peerContext.fingerprint, setup: "actpass", relayContext: relayContext)
+        nominate(leg)
+        var peer = try DTLSClient(context: peerContext, remoteFingerprint: relayContext.fingerprint)
+        let keys = handshake(&peer)
+        let material = try #require(keys)
+        var protector = try SRTPSession(profile: material.profile, key: material.outbound(for: .client), direction: .outbound)
+        /// An empty receiver report (RFC 3550 §6.4.2) from `ssrc`, protected as the client would.
+        func sendReport(ssrc: UInt32) {
+            var packet = [UInt8](repeating: 0, count: 64)
+            packet[0] = 0x80
+            packet[1] = 201
+            packet[3] = 1
+            withUnsafeBytes(of: ssrc.bigEndian) { packet.replaceSubrange(4..<8, with: $0) }
+            var length = 8
+            let status = packet.withUnsafeMutableBytes { protector.protectRTCP($0, length: &length) }
+            #expect(status == .ok)
+            deliver(Array(packet[0..<length]))
+        }
+        let limit = configuration.maxSSRCsPerLeg
+        for ssrc in 1...UInt32(limit) { sendReport(ssrc: ssrc) }
+        #expect(engine.counters[.ssrcLimit] == 0)
+        for ssrc in 5000..<5010 as Range<UInt32> { sendReport(ssrc: ssrc) }
+        #expect(engine.counters[.ssrcLimit] == 10)
+        #expect(leg.srtp?.inbound.removeStream(ssrc: 5003) == false, "a refused sender keeps no libsrtp stream")
+        sendReport(ssrc: 1)
+        #expect(engine.counters[.ssrcLimit] == 10, "a sender already seen still passes")
+        let audio = try #require(leg.media.audio?.remotePrimarySSRC)
+        sendReport(ssrc: audio)
+        #expect(engine.counters[.ssrcLimit] == 10, "the offer's own SSRCs cost nothing of the budget")
     }
 }
