@@ -7,11 +7,13 @@ import ParleyCore
 extension AccountService {
     /// Checks the password and the new address, then mails a six-digit code to the new address.
     /// Answers the normalised address and how long the code lives. Phone accounts have no
-    /// address to change.
-    public func requestEmailChange(id: UserID, newEmail: String, password: String) async throws -> (email: String, lifetime: Int) {
+    /// address to change. Wrong passwords count as wrong logins do (`clientAddress` as there).
+    public func requestEmailChange(
+        id: UserID, newEmail: String, password: String, clientAddress: String? = nil
+    ) async throws -> (email: String, lifetime: Int) {
         let user = try await user(id: id)
         guard user.phoneNumber == nil, let current = user.email else { throw AccountErrors.emailNotUsed }
-        guard try await hasher.verify(password, hash: user.passwordHash) else { throw AccountErrors.wrongPassword }
+        try await reauthenticate(user, password: password, clientAddress: clientAddress, what: "email_change")
         let email = AccountRules.normalizeEmail(newEmail)
         guard AccountRules.isValidEmail(email) else { throw AccountErrors.invalidEmail }
         guard email != current else { throw AccountErrors.sameEmail }

@@ -37,7 +37,7 @@ extension AccountService {
     public func requestPhoneCode(phoneNumber text: String, clientAddress: String?) async throws -> Int {
         let number = try normalizePhoneNumber(text)
         let now = clock.now()
-        let numberKey = "number:" + number.e164, addressKey = "address:" + (clientAddress ?? "unknown")
+        let numberKey = "number:" + number.e164, addressKey = AddressKey.of(clientAddress)
         if let wait = try await firstRetryAfter([(phoneCodesPerNumber, numberKey), (phoneCodesPerAddress, addressKey)], now: now) {
             logger.notice("phone code rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
             throw AccountErrors.rateLimited(retryAfter: wait)

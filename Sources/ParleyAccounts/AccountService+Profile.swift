@@ -50,10 +50,11 @@ extension AccountService {
         return (bytes, type)
     }
 
-    /// Deletes the account and everything that hangs off it, after checking the password.
-    public func deleteAccount(id: UserID, password: String) async throws {
+    /// Deletes the account and everything that hangs off it, after checking the password (wrong
+    /// ones count as wrong logins do, `clientAddress` as there).
+    public func deleteAccount(id: UserID, password: String, clientAddress: String? = nil) async throws {
         let user = try await user(id: id)
-        guard try await hasher.verify(password, hash: user.passwordHash) else { throw AccountErrors.wrongPassword }
+        try await reauthenticate(user, password: password, clientAddress: clientAddress, what: "account_deletion")
         try await store.deleteUser(id: id)
         if let avatar = user.avatarHash { try await removeAvatarIfUnused(avatar) }
         logger.info("account deleted", metadata: ["user": "\(id)"])

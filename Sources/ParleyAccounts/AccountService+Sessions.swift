@@ -32,28 +32,18 @@ extension AccountService {
         accountKey: String, lookup: @Sendable () async throws -> UserRecord?, password: String, deviceName: String?, clientAddress: String?
     ) async throws -> SessionGrant {
         let now = clock.now()
-        let addressKey = "address:" + (clientAddress ?? "unknown")
-        // Wrong guesses lock an account only for the address they came from (and, past a much
-        // higher bound, for guessing spread over many addresses): the owner elsewhere gets in.
-        let pairKey = accountKey + "|" + addressKey
-        if let wait = try await firstRetryAfter(
-            [(attemptsPerAddress, addressKey), (failedLoginsPerAccountAndAddress, pairKey), (failedLoginsPerAccount, accountKey)], now: now) {
-            logger.notice("login rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
-            throw AccountErrors.rateLimited(retryAfter: wait)
-        }
-        try await attemptsPerAddress.record(addressKey, now: now)
+        let keys = PasswordGuessKeys(account: accountKey, clientAddress: clientAddress)
+        try await admitPasswordAttempt(keys, now: now, what: "login")
         guard let user = try await lookup() else {
             await hasher.burnTime(password)
-            try await failedLoginsPerAccountAndAddress.record(pairKey, now: now)
-            try await failedLoginsPerAccount.record(accountKey, now: now)
+            try await countWrongPassword(keys, now: now)
             throw AccountErrors.invalidCredentials
         }
         guard try await hasher.verify(password, hash: user.passwordHash) else {
-            try await failedLoginsPerAccountAndAddress.record(pairKey, now: now)
-            try await failedLoginsPerAccount.record(accountKey, now: now)
+            try await countWrongPassword(keys, now: now)
             throw AccountErrors.invalidCredentials
         }
-        try await failedLoginsPerAccountAndAddress.reset(pairKey)
+        try await countRightPassword(keys)
         guard user.isVerified else { throw AccountErrors.emailNotVerified }
         let grant = try await openSession(user: user, deviceName: deviceName)
         logger.info("logged in", metadata: ["user": "\(user.id)", "session": "\(grant.sessionID)"])
@@ -79,7 +69,11 @@ extension AccountService {
         let now = clock.now()
         let fresh = SecretToken.generate()
         let lifetime = settings.refreshTokenLifetime
-        let rotation = try await store.rotateRefreshToken(digest: SecretToken.digest(of: refreshToken), at: now) { old in
+        let digest = SecretToken.digest(of: refreshToken)
+        if let session = try await store.sessionID(refreshTokenDigest: digest) {
+            try await refreshesPerSession.admitting(session.rawValue, now: now)
+        }
+        let rotation = try await store.rotateRefreshToken(digest: digest, at: now) { old in
             RefreshTokenRecord(digest: fresh.digest, sessionID: old.sessionID, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))
         }
         switch rotation {

@@ -27,6 +27,9 @@ public final class AccountService: Sendable {
     /// Mails (verification, reset) per account and hour: past it they are silently not sent, so
     /// the answer stays the same and nobody's inbox can be flooded.
     let mailsPerAccount: any RateCounter
+    /// Refreshes per session and hour (``AccountSettings/refreshesPerSessionPerHour``): each
+    /// stores a token, kept until it expires so a copied one can be told (RFC 9700 §4.14.2).
+    let refreshesPerSession: any RateCounter
     /// Told when sessions end (logout, password reset, a replayed refresh token), so open
     /// realtime connections of those devices can be closed.
     let sessionEndObservers = Mutex<[@Sendable (SessionsEnded) -> Void]>([])
@@ -57,6 +60,7 @@ public final class AccountService: Sendable {
         self.phoneCodesPerNumber = counters("phone_codes_number", settings.phoneCodesPerNumberPerHour, 3600)
         self.phoneCodesPerAddress = counters("phone_codes_address", settings.phoneCodesPerAddressPerHour, 3600)
         self.mailsPerAccount = counters("mails_account", 5, 3600)
+        self.refreshesPerSession = counters("refreshes_session", AccountSettings.refreshesPerSessionPerHour, 3600)
     }
 
     /// What a new user fills in.
@@ -76,9 +80,16 @@ public final class AccountService: Sendable {
         }
     }
 
-    /// Creates an unverified account and mails the verification link.
     /// Deletes accounts never verified within `unverifiedAccountLifetime`; how many went.
     @discardableResult
+    /// Removes refresh, e-mail and phone tokens past their expiry: spent refresh tokens are kept
+    /// until then (a copied one presented again ends its session), not for ever.
+    public func sweepExpiredTokens() async throws -> Int {
+        let removed = try await store.deleteExpiredTokens(before: clock.now())
+        if removed > 0 { logger.info("expired tokens removed", metadata: ["count": "\(removed)"]) }
+        return removed
+    }
+
     public func sweepUnverified() async throws -> Int {
         let removed = try await store.deleteUnverified(registeredBefore: clock.now().addingTimeInterval(-settings.unverifiedAccountLifetime))
         if removed > 0 { logger.info("unverified accounts expired", metadata: ["count": "\(removed)"]) }
@@ -88,14 +99,30 @@ public final class AccountService: Sendable {
     /// Creates an account. `clientAddress` counts against the registration limits (per address
     /// and from everywhere together, per hour): past them, `rate_limited` before any work.
     public func register(_ form: Registration, clientAddress: String? = nil) async throws -> UserRecord {
-        let started = clock.now()
-        let addressKey = "address:" + (clientAddress ?? "unknown")
-        if let wait = try await firstRetryAfter([(registrationsPerAddress, addressKey), (registrations, "all")], now: started) {
+        try await register(form, admitted: try await admitRegistration(clientAddress: clientAddress))
+    }
+
+    /// Proof that a registration was counted against its limits, so that it is counted once.
+    public struct RegistrationAdmission: Sendable { fileprivate init() {} }
+
+    /// Counts one registration from `clientAddress` (per address and from everywhere together, per
+    /// hour), or throws `rate_limited`. The edge asks this before it reads a body that carries a
+    /// file, so a limited client stages nothing.
+    public func admitRegistration(clientAddress: String?) async throws -> RegistrationAdmission {
+        let now = clock.now()
+        let addressKey = AddressKey.of(clientAddress)
+        if let wait = try await firstRetryAfter([(registrationsPerAddress, addressKey), (registrations, "all")], now: now) {
             logger.notice("registration rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
             throw AccountErrors.rateLimited(retryAfter: wait)
         }
-        try await registrationsPerAddress.record(addressKey, now: started)
-        try await registrations.record("all", now: started)
+        try await registrationsPerAddress.record(addressKey, now: now)
+        try await registrations.record("all", now: now)
+        return RegistrationAdmission()
+    }
+
+    /// Creates an unverified account and mails the verification link; the registration was
+    /// already counted (`admitRegistration`).
+    public func register(_ form: Registration, admitted: RegistrationAdmission) async throws -> UserRecord {
         guard let name = AccountRules.cleanName(form.name) else { throw AccountErrors.invalidName }
         let email = AccountRules.normalizeEmail(form.email)
         guard AccountRules.isValidEmail(email) else { throw AccountErrors.invalidEmail }
@@ -165,8 +192,12 @@ public final class AccountService: Sendable {
         }
     }
 
-    /// A new path in the avatar store's staging folder, for an avatar upload to stream to.
-    public func avatarStagingPath() -> String { files.newStagingPath() }
+    /// A new path in the avatar store's staging folder, for an avatar upload to stream to (what
+    /// stopped uploads left there is swept now and then as they start).
+    public func avatarStagingPath() -> String {
+        files.sweepStagingIfDue()
+        return files.newStagingPath()
+    }
 
     /// The bytes of an avatar staged on disk (at most `maxAvatarBytes`, which the upload enforced).
     public func stagedAvatar(_ staged: StagedFile) throws -> [UInt8] {

@@ -12,6 +12,9 @@ public struct AccountSettings: Sendable {
     public var bcryptCost: UInt8
     public var accessTokenLifetime: TimeInterval
     public var refreshTokenLifetime: TimeInterval
+    /// Refreshes one session may make per hour: a client refreshes as its access token runs out
+    /// (every 15 minutes by default); a loop would store a token per turn.
+    public static let refreshesPerSessionPerHour = 60
     /// An account whose address was never verified is deleted this long after registering, and
     /// its address is free again (someone else may have typed it).
     public var unverifiedAccountLifetime: TimeInterval = 7 * 24 * 3600

@@ -39,6 +39,8 @@ public protocol AccountStore: Sendable {
     func session(id: SessionID) async throws -> SessionRecord?
     /// Atomically: looks the token up; if it is live, marks it spent and stores `replacement`.
     func rotateRefreshToken(digest: String, at: Date, replacement: @escaping @Sendable (RefreshTokenRecord) -> RefreshTokenRecord) async throws -> RefreshRotation
+    /// Deletes refresh, e-mail and phone tokens that expired before `cutoff`; returns how many.
+    func deleteExpiredTokens(before cutoff: Date) async throws -> Int
     /// The session a refresh token (spent or not) belongs to.
     func sessionID(refreshTokenDigest digest: String) async throws -> SessionID?
     func endSession(id: SessionID, reason: String, at: Date) async throws

@@ -54,6 +54,14 @@ extension SQLAccountStore {
         }
     }
 
+    public func deleteExpiredTokens(before cutoff: Date) async throws -> Int {
+        try await database.write { sql in
+            try ["refresh_tokens", "email_tokens", "phone_codes", "email_changes"].reduce(0) { removed, table in
+                removed + (try sql.execute("DELETE FROM \(table) WHERE expires_at < ?", cutoff.storageMillis))
+            }
+        }
+    }
+
     public func sessionID(refreshTokenDigest digest: String) async throws -> SessionID? {
         try await database.read { sql in
             try sql.scalar("SELECT session_id FROM refresh_tokens WHERE digest = ?", digest, as: String.self).map(SessionID.init(rawValue:))

@@ -9,6 +9,11 @@ public struct ParleyConfiguration: Sendable {
     /// PEM files: with both set, Parley serves HTTPS and WSS itself.
     public var tlsCertificate = ""
     public var tlsKey = ""
+    /// How long a connection may take to bring its first request, sit idle between requests or
+    /// stall in one before it is closed; 0 or less: never. Above the 60 s after which load
+    /// balancers (nginx's upstream keepalive, AWS's) drop an idle connection themselves, so that
+    /// they, not Parley, close it first.
+    public var httpIdleTimeoutSeconds = 75.0
     public var dataDirectory = "./data"
     /// Where uploads are kept: `files/` (attachments, stories) and `avatars/` under it. Empty: the
     /// data folder. Nodes sharing PostgreSQL point it at one folder they all reach.
@@ -39,6 +44,10 @@ public struct ParleyConfiguration: Sendable {
     public var messageRequestsPerHour = 20
     public var callInvitesPerMinute = 30
     public var iceRestartsPerMinute = 20
+    /// Stories one user may have live at once (each lives a day).
+    public var storiesPerDay = 100
+    /// Group creations, renames, new pictures, additions and removals per user and hour, together.
+    public var groupChangesPerHour = 200
     /// Days after which an account whose address was never verified is deleted.
     public var unverifiedAccountDays = 7
     public var loginWindowSeconds = 900
@@ -48,6 +57,8 @@ public struct ParleyConfiguration: Sendable {
     public var maxAudioBytes = 20 << 20
     /// Bytes of attachments one user may have stored, all kinds together.
     public var attachmentQuotaBytes = 1 << 30
+    /// Uploads one user may have under way at once.
+    public var concurrentUploadsPerUser = 4
     /// How long per-user events are kept for `sync`.
     public var eventRetentionDays = 7
     /// Frames a realtime connection may have waiting before it counts as too slow and is closed.
@@ -59,6 +70,8 @@ public struct ParleyConfiguration: Sendable {
     public var sessionRecheckSeconds = 10.0
     /// How often devices should `ping` an idle realtime socket (the hello's `pingIntervalSeconds`).
     public var clientPingSeconds = 25
+    /// One `typing` per person and dialog is passed on this often; more are answered and dropped.
+    public var typingIntervalSeconds = 2.0
     /// The media relay's UDP socket (`::` is dual-stack: IPv4 and IPv6), and the addresses put
     /// in SDP answers: `mediaAnnouncedAddress` first, then `mediaAnnouncedAddresses`.
     public var mediaHost = "::"
@@ -196,6 +209,7 @@ public struct ParleyConfiguration: Sendable {
         httpPort = config.int(forKey: "http.port", default: d.httpPort)
         tlsCertificate = config.string(forKey: "http.tls.certificate", default: d.tlsCertificate)
         tlsKey = config.string(forKey: "http.tls.key", default: d.tlsKey)
+        httpIdleTimeoutSeconds = config.double(forKey: "http.idleTimeoutSeconds", default: d.httpIdleTimeoutSeconds)
         dataDirectory = config.string(forKey: "data.directory", default: d.dataDirectory)
         filesDirectory = config.string(forKey: "files.directory", default: d.filesDirectory)
         databaseURL = config.string(forKey: "database.url", default: d.databaseURL)
@@ -217,6 +231,8 @@ public struct ParleyConfiguration: Sendable {
         messageRequestsPerHour = config.int(forKey: "limits.messageRequestsPerHour", default: d.messageRequestsPerHour)
         callInvitesPerMinute = config.int(forKey: "limits.callInvitesPerMinute", default: d.callInvitesPerMinute)
         iceRestartsPerMinute = config.int(forKey: "limits.iceRestartsPerMinute", default: d.iceRestartsPerMinute)
+        storiesPerDay = config.int(forKey: "limits.storiesPerDay", default: d.storiesPerDay)
+        groupChangesPerHour = config.int(forKey: "limits.groupChangesPerHour", default: d.groupChangesPerHour)
         loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)
         unverifiedAccountDays = config.int(forKey: "auth.unverifiedAccountDays", default: d.unverifiedAccountDays)
         loginWindowSeconds = config.int(forKey: "auth.loginWindowSeconds", default: d.loginWindowSeconds)
@@ -225,11 +241,13 @@ public struct ParleyConfiguration: Sendable {
         maxVideoBytes = config.int(forKey: "uploads.maxVideoBytes", default: d.maxVideoBytes)
         maxAudioBytes = config.int(forKey: "uploads.maxAudioBytes", default: d.maxAudioBytes)
         attachmentQuotaBytes = config.int(forKey: "uploads.attachmentQuotaBytes", default: d.attachmentQuotaBytes)
+        concurrentUploadsPerUser = config.int(forKey: "uploads.concurrentUploadsPerUser", default: d.concurrentUploadsPerUser)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         mailboxCapacity = config.int(forKey: "realtime.mailboxCapacity", default: d.mailboxCapacity)
         maxConnectionsPerUser = config.int(forKey: "realtime.maxConnectionsPerUser", default: d.maxConnectionsPerUser)
         sessionRecheckSeconds = config.double(forKey: "realtime.sessionRecheckSeconds", default: d.sessionRecheckSeconds)
         clientPingSeconds = config.int(forKey: "realtime.clientPingSeconds", default: d.clientPingSeconds)
+        typingIntervalSeconds = config.double(forKey: "realtime.typingIntervalSeconds", default: d.typingIntervalSeconds)
         adminToken = config.string(forKey: "admin.token", isSecret: true, default: d.adminToken)
         logLevel = config.string(forKey: "log.level", default: d.logLevel)
         logFormat = config.string(forKey: "log.format", default: d.logFormat)
@@ -288,6 +306,11 @@ public struct ParleyConfiguration: Sendable {
 
     /// The folder holding `files/` and `avatars/`: `files.directory`, else the data folder.
     public var effectiveFilesDirectory: String { filesDirectory.isEmpty ? dataDirectory : filesDirectory }
+
+    /// `httpIdleTimeoutSeconds` as a duration; nil when off.
+    public var httpIdleTimeout: Duration? {
+        httpIdleTimeoutSeconds > 0 ? .milliseconds(Int64((httpIdleTimeoutSeconds * 1000).rounded(.up))) : nil
+    }
 
     /// Whether Parley itself terminates TLS (`http.tls.certificate` and `http.tls.key`).
     public var servesTLS: Bool { !tlsCertificate.isEmpty || !tlsKey.isEmpty }

@@ -18,6 +18,7 @@ import ParleyQuotes
 import ParleySMS
 import ParleyStorage
 import ParleyStories
+import NIOCore
 import NIOSSL
 import ServiceLifecycle
 
@@ -160,12 +161,14 @@ public enum ParleyServer {
         chatSettings.messagesPerMinute = config.messagesPerMinute
         chatSettings.messageRequestsPerHour = config.messageRequestsPerHour
         chatSettings.attachmentQuotaBytes = config.attachmentQuotaBytes
+        chatSettings.concurrentUploadsPerUser = max(config.concurrentUploadsPerUser, 1)
+        chatSettings.groupChangesPerHour = config.groupChangesPerHour
         let chat = ChatService(
             store: SQLChatStore(database: database, events: events), friends: friends, events: events,
             files: try FileStore(root: config.effectiveFilesDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics,
             counters: counters, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,
-                                   clock: clock, logger: logger)
+                                   clock: clock, storiesPerDay: config.storiesPerDay, logger: logger)
         let quotes = QuoteService(store: SQLQuoteStore(database: database, scanLimit: config.quoteSearchScanLimit), clock: clock, maxLength: max(config.quoteMaxLength, 1), logger: logger)
         // Someone who joins with a number that quotes name sees them, and is shown by their name.
         accounts.onPhoneJoined { user, number in try await quotes.joined(user, phoneNumber: number) }
@@ -202,7 +205,9 @@ public enum ParleyServer {
                                       settings: .init(mailboxCapacity: config.mailboxCapacity,
                                                       maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1),
                                                       sessionRecheckInterval: .milliseconds(Int64(max(config.sessionRecheckSeconds, 0) * 1000)),
-                                                      clientPingSeconds: min(max(config.clientPingSeconds, 1), 300)))
+                                                      clientPingSeconds: min(max(config.clientPingSeconds, 1), 300),
+                                                      typingInterval: .milliseconds(Int64(max(config.typingIntervalSeconds, 0) * 1000))),
+                                      metrics: metrics)
         var dependencies = HTTPDependencies(
             accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
@@ -256,7 +261,7 @@ public enum ParleyServer {
         let scheme = parts.tls == nil ? "http" : "https"
         return Application(
             router: parts.router,
-            server: ServerTLS.builder(parts.gateway.serverBuilder(), tls: parts.tls),
+            server: ServerTLS.builder(parts.gateway.serverBuilder(idleTimeout: config.httpIdleTimeout), tls: parts.tls),
             configuration: .init(address: .hostname(config.httpHost, port: config.httpPort), serverName: "Parley"),
             // A service group stops its services in reverse order: the HTTP server (always last)
             // first, then these from the end.
@@ -264,6 +269,7 @@ public enum ParleyServer {
                 PeriodicTask(name: "story-sweep", every: .seconds(300), logger: logger) { _ = try await stories.sweep() },
                 PeriodicTask(name: "event-prune", every: .seconds(3600), logger: logger) { try await events.prune() },
                 PeriodicTask(name: "unverified-sweep", every: .seconds(3600), logger: logger) { try await accounts.sweepUnverified() },
+                PeriodicTask(name: "token-sweep", every: .seconds(3600), logger: logger) { _ = try await accounts.sweepExpiredTokens() },
             ] + rateEvents,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? config.httpPort
@@ -320,6 +326,7 @@ extension ParleyServer {
     /// then pushes drain, the relay stops, and the database closes last.
     public static func run(_ config: ParleyConfiguration, parts: Parts, logger: Logger,
                            observability: [any Service] = []) async throws {
+        OpenFileLimit.raise(logger: logger)
         let app = application(config, parts: parts, logger: logger, lifecycle: false)
         let scrape: [any Service] = try metricsApplication(config, parts: parts, logger: logger).map { [$0] } ?? []
         let services: [any Service] = [DatabaseCloser(database: parts.database, nodes: parts.events.nodes as? SharedNodeBus, departures: parts.gateway.departures), RelayStopper(relay: parts.relay)]
@@ -362,6 +369,7 @@ extension ParleyServer {
         let host = String(config.metricsListen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         return Application(
             router: ParleyRouter.metricsOnly(parts.operations),
+            server: .http1(configuration: .init(idleTimeout: config.httpIdleTimeout.map(TimeAmount.init))),
             configuration: .init(address: .hostname(host, port: port), serverName: "Parley"),
             onServerRunning: { channel in
                 logger.notice("metrics listening", metadata: ["http": "http://\(config.metricsListen)/metrics",

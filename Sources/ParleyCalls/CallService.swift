@@ -24,6 +24,8 @@ public actor CallService {
     /// ICE restarts each user may ask for per minute (`limits.iceRestartsPerMinute`): each one
     /// parses an offer and re-keys a leg's ICE, so a flood is refused before that work.
     let restartLimit: any RateCounter
+    /// `call.media` per user and minute (``mediaChangesPerMinute``).
+    let mediaLimit: any RateCounter
     /// Commands each user may send per minute about calls held on other nodes (see `holder`).
     let elsewhereLimit = RateLimiter(limit: CallService.commandsElsewherePerMinute, window: 60)
     public static let commandsElsewherePerMinute = 120
@@ -40,6 +42,7 @@ public actor CallService {
         self.network = network
         self.inviteLimit = counters("call_invites", max(invitesPerMinute, 1), 60)
         self.restartLimit = counters("ice_restarts", max(restartsPerMinute, 1), 60)
+        self.mediaLimit = counters("call_media", Self.mediaChangesPerMinute, 60)
         self.legs = legs
         self.permissions = permissions
         self.recorder = recorder
@@ -149,8 +152,13 @@ public actor CallService {
         await perform(try book.hangup(id, by: user, at: timers.now()))
     }
 
+    /// Microphone and camera changes one user may pass on per minute: a person toggles a few
+    /// times a call, while each change is an event stored for the other side.
+    public static let mediaChangesPerMinute = 60
+
     /// Microphone and camera state, passed to the other side.
     public func setMedia(_ id: CallID, by user: UserID, audio: Bool, video: Bool) async throws {
+        try await mediaLimit.admitting(user.rawValue, now: timers.now())
         if let node = try await holder(of: id, for: user) { return try await network.send(.media(id, user: user, audio: audio, video: video), to: node).check() }
         await perform(try book.media(id, by: user, audio: audio, video: video))
     }

@@ -4,7 +4,7 @@ import ParleyProtocol
 import ParleyFiles
 
 extension ChatService {
-    /// Stores an upload already written to the staging folder (`stagingPath()`): its kind is what
+    /// Stores an upload already written to the staging folder (`receivingUpload`): its kind is what
     /// its bytes show, within that kind's size limit and the uploader's quota. The staged file is
     /// adopted or removed, whatever the outcome.
     public func upload(_ user: UserID, staged: StagedFile) async throws -> AttachmentView {
@@ -35,21 +35,55 @@ extension ChatService {
         }
     }
 
-    /// A new path in the attachment store's staging folder, for an upload to be written to.
-    public func stagingPath() -> String { files.newStagingPath() }
-
-    /// Removes a staged upload that will not be stored (refused or cut off while it arrived).
-    public func discardStaged(at path: String) { files.discard(stagedAt: path) }
-
-    /// The most bytes `user`'s next upload may have, and the error past it: the largest kind's
-    /// limit, or what is left of the quota when that is less. The edge refuses an upload as soon
-    /// as it passes this, while it is still arriving.
-    public func uploadAllowance(_ user: UserID) async throws -> (bytes: Int, overLimit: ParleyError) {
-        let left = max(settings.attachmentQuotaBytes - (try await store.attachmentBytes(uploadedBy: user)), 0)
-        if left < settings.largestUpload { return (left, ChatErrors.quotaExceeded(settings.attachmentQuotaBytes)) }
-        return (settings.largestUpload,
-                ParleyError(.tooLarge, code: "payload_too_large", "Attachments are at most \(settings.largestUpload) bytes"))
+    /// Runs `receive` (which writes the upload to `slot.path` as it arrives, then hands it to
+    /// `upload`) in one of `user`'s upload places, holding room in their quota while it runs: the
+    /// largest kind's limit, or the body's `declaredLength` when that is less, or what is left of
+    /// the quota (uploads under way counted) when that is less still, and then passing it is
+    /// `quota_exceeded`. The place and the room are given back when `receive` ends, after the
+    /// upload is stored; what it staged is removed if it failed. `rate_limited` when the user
+    /// already has `concurrentUploadsPerUser` uploads under way.
+    public func receivingUpload<T>(
+        _ user: UserID, declaredLength: Int?, _ receive: (UploadSlot) async throws -> T
+    ) async throws -> T {
+        files.sweepStagingIfDue()
+        let places = max(settings.concurrentUploadsPerUser, 1)
+        guard let mark = uploads.open(user, places: places) else {
+            logger.notice("upload refused: too many at once", metadata: ["user": "\(user)"])
+            throw ChatErrors.tooManyUploads(places)
+        }
+        var reserved = 0
+        defer { uploads.close(user, bytes: reserved) }
+        let slot = try await holdRoom(user, mark: mark, declaredLength: declaredLength)
+        reserved = slot.limit
+        do {
+            return try await receive(slot)
+        } catch {
+            files.discard(stagedAt: slot.path)   // cut off, refused or failed: nothing stays staged
+            throw error
+        }
     }
+
+    /// Room in `user`'s quota for an upload whose place is taken (`mark` as `open` answered): the
+    /// stored total is read again while other uploads of theirs end in between.
+    private func holdRoom(_ user: UserID, mark: Int, declaredLength: Int?) async throws -> UploadSlot {
+        var mark = mark
+        let wanted = min(settings.largestUpload, max(declaredLength ?? .max, 0))
+        while true {
+            let stored = try await store.attachmentBytes(uploadedBy: user)
+            switch uploads.reserve(user, mark: mark, stored: stored, quota: settings.attachmentQuotaBytes, wanted: wanted) {
+            case .stale(let now):
+                mark = now
+            case .held(let bytes, let quotaLeft):
+                let overLimit = quotaLeft < settings.largestUpload
+                    ? ChatErrors.quotaExceeded(settings.attachmentQuotaBytes)
+                    : ParleyError(.tooLarge, code: "payload_too_large", "Attachments are at most \(settings.largestUpload) bytes")
+                return UploadSlot(path: files.newStagingPath(), limit: bytes, overLimit: overLimit)
+            }
+        }
+    }
+
+    /// How many uploads `user` has under way on this node, and the bytes of quota they hold.
+    public func uploadsUnderWay(_ user: UserID) -> (uploads: Int, bytes: Int) { uploads.holding(user) }
 
     /// Where the attachment's bytes are, for its uploader and members of a dialog that holds it
     /// (`extraAccess` lets stories add their viewers). Anyone else is told it does not exist. The
@@ -91,6 +125,14 @@ extension ChatService {
     public func attachmentViews(_ ids: [AttachmentID]) async throws -> [AttachmentID: AttachmentView] {
         Dictionary(uniqueKeysWithValues: try await store.attachments(ids: ids).map { ($0.id, view($0)) })
     }
+}
+
+/// Where one upload is written while it arrives, and the most bytes it may have (with the error
+/// past them): what `receivingUpload` holds for it.
+public struct UploadSlot: Sendable {
+    public let path: String
+    public let limit: Int
+    public let overLimit: ParleyError
 }
 
 /// An attachment's file on disk, for the edge to stream.

@@ -20,8 +20,12 @@ public final class ChatService: Sendable {
     let messageLimit: RateLimiter
     /// Message requests each user may open per hour (`limits.messageRequestsPerHour`).
     let requestLimit: any RateCounter
+    /// Group changes per user (``ChatSettings/groupChangesPerHour``); leaving is never refused.
+    let groupChangeLimit: any RateCounter
     /// Send to acknowledgement (the message committed), per message.
     let acknowledged: CoreMetrics.Timer
+    /// Uploads under way and the room in their uploaders' quotas they hold.
+    let uploads = UploadReservations()
 
     public init(store: any ChatStore, friends: FriendService, events: any EventPublisher, files: FileStore,
                 clock: any WallClock, settings: ChatSettings, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
@@ -36,6 +40,7 @@ public final class ChatService: Sendable {
         self.logger = logger
         self.messageLimit = RateLimiter(limit: max(settings.messagesPerMinute, 1), window: 60)
         self.requestLimit = counters("message_requests", max(settings.messageRequestsPerHour, 1), 3600)
+        self.groupChangeLimit = counters("group_changes", max(settings.groupChangesPerHour, 1), 3600)
     }
 
     // MARK: Dialogs
@@ -79,6 +84,7 @@ public final class ChatService: Sendable {
         guard others.count + 1 <= ChatRules.maxGroupMembers else { throw ChatErrors.tooManyMembers }
         try await requireFriends(of: user, others)
         let now = clock.now()
+        try await groupChangeLimit.admitting(user.rawValue, now: now)
         let dialog = DialogRecord(id: .generate(), type: .group, name: name, avatarAttachmentID: nil, createdBy: user, ownerID: user,
                                   createdAt: now, updatedAt: now, lastMessageSeq: 0)
         try await store.createDialog(dialog, pairKey: nil, members: [user] + others)
@@ -95,6 +101,7 @@ public final class ChatService: Sendable {
                 throw ChatErrors.attachmentNotFound
             }
         }
+        try await groupChangeLimit.admitting(user.rawValue, now: clock.now())
         try await store.updateDialog(id: id, name: name, avatar: avatar, at: clock.now())
         await announce(id)
         return try await memberDialog(user, id)
@@ -108,6 +115,7 @@ public final class ChatService: Sendable {
         let added = Array(Set(newMembers).subtracting(current))
         guard current.count + added.count <= ChatRules.maxGroupMembers else { throw ChatErrors.tooManyMembers }
         try await requireFriends(of: user, added)
+        try await groupChangeLimit.admitting(user.rawValue, now: clock.now())
         try await store.addMembers(added, to: id, at: clock.now())
         await announce(id)
         return try await memberDialog(user, id)
@@ -129,6 +137,7 @@ public final class ChatService: Sendable {
         let dialog = try await memberDialog(user, id)
         guard dialog.type == .group else { throw ChatErrors.notAGroup }
         guard dialog.ownerID == user else { throw ChatErrors.notGroupOwner }
+        try await groupChangeLimit.admitting(user.rawValue, now: clock.now())
         guard try await store.removeMember(member, from: id) != .notAMember else { throw ChatErrors.memberNotFound }
         await announce(id, also: [member])
     }
@@ -185,14 +194,9 @@ public final class ChatService: Sendable {
     func summary(_ dialog: DialogRecord, _ membership: Membership) async throws -> DialogSummary {
         let members = try await store.members(of: dialog.id)
         let blocked = dialog.type == .group ? Set(try await friends.blocks(by: membership.userID).map(\.blocked)) : []
-        var last: MessageRecord?
-        var before: Int64?
-        while last == nil {
-            let page = try await store.messages(in: dialog.id, after: membership.clearedSeq, before: before, limit: blocked.isEmpty ? 1 : 50)
-            last = page.first { !blocked.contains($0.senderID) }
-            guard page.count == (blocked.isEmpty ? 1 : 50), let oldest = page.last else { break }
-            before = oldest.seq
-        }
+        // One statement: a blocked member's thousands of messages are passed over by the
+        // database, not fetched page by page.
+        let last = try await store.lastMessage(in: dialog.id, after: membership.clearedSeq, excluding: blocked)
         var lastView: MessageView?
         if let last { lastView = try await views([last], members: members).first }
         return DialogSummary(dialog: dialog, memberIDs: members.map(\.userID), lastMessage: lastView,

@@ -50,6 +50,8 @@ public protocol ChatStore: Sendable {
     func message(id: MessageID) async throws -> MessageRecord?
     /// Newest first, seq strictly between `after` and `before`.
     func messages(in dialog: DialogID, after: Int64, before: Int64?, limit: Int) async throws -> [MessageRecord]
+    /// The newest message after `after` whose sender is not one of `excluding`, in one statement.
+    func lastMessage(in dialog: DialogID, after: Int64, excluding senders: Set<UserID>) async throws -> MessageRecord?
     func markRead(_ dialog: DialogID, by user: UserID, upTo seq: Int64) async throws -> Bool
     /// Dialogs the user sees, newest activity first, after a keyset cursor.
     func dialogs(of user: UserID, after cursor: DialogCursor?, limit: Int) async throws -> [(DialogRecord, Membership)]

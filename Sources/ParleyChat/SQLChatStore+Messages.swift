@@ -175,6 +175,15 @@ extension SQLChatStore {
         }
     }
 
+    public func lastMessage(in dialog: DialogID, after: Int64, excluding senders: Set<UserID>) async throws -> MessageRecord? {
+        try await database.read { sql in
+            let excluded = senders.isEmpty ? "" : " AND sender_id NOT IN (\(sqlPlaceholders(senders.count)))"
+            return try sql.query("""
+                SELECT \(Self.messageColumns) FROM messages WHERE dialog_id = ? AND seq > ?\(excluded) ORDER BY seq DESC LIMIT 1
+                """, binding: [dialog.rawValue.sqlValue, after.sqlValue] + senders.map(\.rawValue.sqlValue)).first.map(Self.decodeMessage)
+        }
+    }
+
     public func markRead(_ dialog: DialogID, by user: UserID, upTo seq: Int64) async throws -> Bool {
         try await database.write { sql in
             try sql.execute("UPDATE dialog_members SET read_seq = ? WHERE dialog_id = ? AND user_id = ? AND read_seq < ?",

@@ -25,9 +25,20 @@ public final class RateLimiter: Sendable {
         }
     }
 
+    /// Keys held before a sweep drops those whose last act left the window.
+    static let sweepAt = 50_000
+
     private let limit: Int
     private let window: TimeInterval
-    private let events = Mutex<[String: Window]>([:])
+    private let events = Mutex(Windows())
+
+    /// Every key's window, and the size at which the next sweep runs: twice what the last one
+    /// left, at least `sweepAt` — under a flood of keys still in their window, a sweep per act
+    /// would scan them all every time.
+    struct Windows {
+        var byKey: [String: Window] = [:]
+        var nextSweep = RateLimiter.sweepAt
+    }
 
     public init(limit: Int, window: TimeInterval) {
         self.limit = limit
@@ -44,7 +55,7 @@ public final class RateLimiter: Sendable {
     }
 
     public func reset(_ key: String) {
-        _ = events.withLock { $0.removeValue(forKey: key) }
+        _ = events.withLock { $0.byKey.removeValue(forKey: key) }
     }
 
     /// Counts one act of `key` if it is within its share; throws `rate_limited` (with how long
@@ -58,11 +69,11 @@ public final class RateLimiter: Sendable {
         if let refused { throw ParleyError.rateLimited(retryAfter: refused) }
     }
 
-    private func wait(_ events: inout [String: Window], _ key: String, now: Date) -> Int? {
-        guard events[key] != nil else { return nil }
-        events[key]!.expire(before: now.addingTimeInterval(-window))
-        guard let current = events[key], current.count > 0 else {
-            events[key] = nil
+    private func wait(_ events: inout Windows, _ key: String, now: Date) -> Int? {
+        guard events.byKey[key] != nil else { return nil }
+        events.byKey[key]!.expire(before: now.addingTimeInterval(-window))
+        guard let current = events.byKey[key], current.count > 0 else {
+            events.byKey[key] = nil
             return nil
         }
         guard current.count >= limit else { return nil }
@@ -70,13 +81,17 @@ public final class RateLimiter: Sendable {
         return max(1, Int((window - now.timeIntervalSince(oldest)).rounded(.up)))
     }
 
-    private func append(_ events: inout [String: Window], _ key: String, now: Date) {
-        if events.count > 50_000 { // keep memory bounded under a flood of distinct keys
+    private func append(_ events: inout Windows, _ key: String, now: Date) {
+        if events.byKey.count >= events.nextSweep { // memory stays bounded under a flood of distinct keys
             let cutoff = now.addingTimeInterval(-window)
-            events = events.filter { _, times in times.times.last.map { $0 > cutoff } ?? false }
+            events.byKey = events.byKey.filter { _, times in times.times.last.map { $0 > cutoff } ?? false }
+            events.nextSweep = max(Self.sweepAt, events.byKey.count * 2)
         }
-        events[key, default: Window()].times.append(now)
+        events.byKey[key, default: Window()].times.append(now)
     }
+
+    /// Keys held now, and the size of the next sweep (tests).
+    var keys: (count: Int, nextSweep: Int) { events.withLock { ($0.byKey.count, $0.nextSweep) } }
 }
 
 extension ParleyError {

@@ -7,9 +7,12 @@ import Foundation
 /// rename, whole, and nothing about the files is kept in memory.
 public struct FileStore: Sendable {
     public let root: String
+    /// When the staging folder was last swept; copies of the store share it.
+    let lastSweep: StagingSweepClock
 
     public init(root: String) throws {
         self.root = root
+        self.lastSweep = StagingSweepClock()
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: stagingDirectory, withIntermediateDirectories: true)
         sweepStaging()

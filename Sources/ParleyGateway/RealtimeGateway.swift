@@ -1,9 +1,11 @@
+import CoreMetrics
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
+import NIOCore
 import ParleyAccounts
 import ParleyCalls
 import ParleyChat
@@ -28,9 +30,12 @@ public struct RealtimeGateway: Sendable {
         /// What the `hello` asks of devices: a `ping` this often while they have nothing else to
         /// send, so that one whose network died without a word (no close ever comes) finds out.
         public var clientPingSeconds: Int
+        /// One `typing` per person and dialog is passed on this often; more are dropped (`TypingThrottle`).
+        public var typingInterval: Duration
 
         public init(maxFrameBytes: Int = 64 * 1024, mailboxCapacity: Int = 1024, maxConnectionsPerUser: Int = 20,
-                    sessionRecheckInterval: Duration = .seconds(10), clientPingSeconds: Int = 25) {
+                    sessionRecheckInterval: Duration = .seconds(10), clientPingSeconds: Int = 25, typingInterval: Duration = .seconds(2)) {
+            self.typingInterval = typingInterval
             self.sessionRecheckInterval = sessionRecheckInterval
             self.clientPingSeconds = clientPingSeconds
             self.maxFrameBytes = maxFrameBytes
@@ -52,9 +57,13 @@ public struct RealtimeGateway: Sendable {
     let presence: PresenceService?
     /// The work that follows each socket's close, which shutdown waits for.
     public let departures = Departures()
+    /// How many `typing` notices go out, shared by every socket on this node.
+    let typing: TypingThrottle
 
     public init(accounts: AccountService, events: EventLog, chat: ChatService, calls: CallService,
-                iceServers: ICEServerIssuer = .disabled, presence: PresenceService? = nil, settings: Settings = .init()) {
+                iceServers: ICEServerIssuer = .disabled, presence: PresenceService? = nil, settings: Settings = .init(),
+                metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
+        self.typing = TypingThrottle(interval: settings.typingInterval, metrics: metrics)
         self.presence = presence
         self.iceServers = iceServers
         self.accounts = accounts
@@ -65,21 +74,41 @@ public struct RealtimeGateway: Sendable {
     }
 
     /// The HTTP/1 server with WebSocket upgrade on `path`; everything else goes to the router.
-    public func serverBuilder() -> HTTPServerBuilder {
+    ///
+    /// `idleTimeout` (nil: none) bounds how long a connection may wait for its first request head
+    /// (`FirstRequestDeadline`) and then, on HTTP, sit idle between requests or stall in one
+    /// (Hummingbird's idle handler). Neither stays on an upgraded socket, so the timeout may be
+    /// shorter than the devices' ping interval: a realtime socket's liveness is its pings (the
+    /// devices' every `clientPingSeconds`, and the server's own WebSocket ping every 30 s, whose
+    /// missing pong closes it).
+    public func serverBuilder(idleTimeout: Duration? = nil) -> HTTPServerBuilder {
         let gateway = self
-        return .http1WebSocketUpgrade(configuration: .init(ws: .init(maxFrameSize: settings.maxFrameBytes))) { request, channel, logger in
-            guard let (path, query) = Self.split(request.path), path == Self.path,
-                  let token = Self.token(headers: request.headerFields, query: query),
-                  let principal = try? await gateway.accounts.authenticate(accessToken: token),
-                  gateway.acceptsAnotherConnection(of: principal.userID)
-            else { return .dontUpgrade }   // the router answers: 401, 429 too_many_connections, or 400 upgrade_required
-            var sessionLogger = logger
-            sessionLogger[metadataKey: "user"] = "\(principal.userID)"
-            let session = RealtimeSession(principal: principal, gateway: gateway, logger: sessionLogger)
-            return .upgrade([:]) { inbound, outbound, _ in
-                try await session
-                    .run(inbound: inbound, outbound: outbound, channel: channel)
+        let idle = idleTimeout.map(TimeAmount.init)
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: idle),
+            ws: .init(maxFrameSize: settings.maxFrameBytes))
+        return HTTPServerBuilder { responder in
+            let http = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: configuration) { request, channel, logger in
+                try await gateway.shouldUpgrade(request, channel: channel, logger: logger)
             }
+            guard let idle else { return http }
+            return FirstRequestDeadline.Guarded(base: http, within: idle)
+        }
+    }
+
+    /// Authenticates a `GET /v1/realtime` and upgrades it, or leaves the request to the router.
+    func shouldUpgrade(_ request: HTTPRequest, channel: any Channel, logger: Logger) async throws
+        -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard let (path, query) = Self.split(request.path), path == Self.path,
+              let token = Self.token(headers: request.headerFields, query: query),
+              let principal = try? await accounts.authenticate(accessToken: token),
+              acceptsAnotherConnection(of: principal.userID)
+        else { return .dontUpgrade }   // the router answers: 401, 429 too_many_connections, or 400 upgrade_required
+        var sessionLogger = logger
+        sessionLogger[metadataKey: "user"] = "\(principal.userID)"
+        let session = RealtimeSession(principal: principal, gateway: self, logger: sessionLogger)
+        return .upgrade([:]) { inbound, outbound, _ in
+            try await session.run(inbound: inbound, outbound: outbound, channel: channel)
         }
     }
 

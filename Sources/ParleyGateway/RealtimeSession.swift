@@ -157,7 +157,15 @@ struct RealtimeSession {
             try await chat.markRead(user, dialog, upTo: upTo)
             return .done
         case .typing(let dialog):
-            try await chat.typing(user, dialog)
+            // One an interval goes out; the rest are answered alike and dropped. An error would
+            // only have the device retry (or show) a hint that is stale in seconds.
+            guard gateway.typing.admit(user, dialog) else { return .done }
+            do {
+                try await chat.typing(user, dialog)
+            } catch {
+                gateway.typing.forget(user, dialog)
+                throw error
+            }
             return .done
         case .callInvite(let callee, let media, let sdp):
             let invitation = try await calls.invite(from: user, device: device, to: callee, media: media, sdp: sdp)

@@ -60,14 +60,18 @@ struct AuthRoutes {
 
     /// JSON, or multipart/form-data with the same fields and an optional `avatar` file.
     func register(_ request: Request, context: ParleyRequestContext) async throws -> EditedResponse<UserEnvelope> {
-        let form: AccountService.Registration
+        let user: UserRecord
         if let contentType = request.headers[.contentType], contentType.lowercased().hasPrefix("multipart/") {
-            form = try await multipartRegistration(request, contentType: contentType)
+            // Counted before the body is read: a limited client stages no avatar on disk.
+            let admitted = try await accounts.admitRegistration(clientAddress: context.clientAddress)
+            user = try await accounts.register(try await multipartRegistration(request, contentType: contentType), admitted: admitted)
         } else {
+            // A JSON body is small and held in memory; one that cannot be read is not counted.
             let body = try await RequestBody.json(RegisterBody.self, from: request)
-            form = .init(name: body.name, email: body.email, password: body.password, dateOfBirth: body.dateOfBirth)
+            user = try await accounts.register(
+                .init(name: body.name, email: body.email, password: body.password, dateOfBirth: body.dateOfBirth),
+                clientAddress: context.clientAddress)
         }
-        let user = try await accounts.register(form, clientAddress: context.clientAddress)
         return EditedResponse(status: .created, response: UserEnvelope(user: users.body(user, viewer: user.id)))
     }
 

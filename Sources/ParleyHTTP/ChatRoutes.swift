@@ -179,26 +179,26 @@ struct ChatRoutes {
 
     /// The file as the raw body, or as the `file` part of a `multipart/form-data` body; either way
     /// written to disk as it arrives and refused as soon as it passes the largest kind's limit or
-    /// what is left of the uploader's quota.
+    /// what is left of the uploader's quota, the uploads they have under way counted.
     func upload(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let me = try context.requirePrincipal().userID
-        let allowance = try await chat.uploadAllowance(me)
-        let path = chat.stagingPath()
-        let staged: StagedFile?
-        if let contentType = request.headers[.contentType], contentType.lowercased().hasPrefix("multipart/") {
-            let form = try await UploadReceiver.receiveForm(
-                request.body, boundary: try UploadReceiver.boundary(contentType), fileField: "file", to: path,
-                limit: allowance.bytes, overLimit: allowance.overLimit)
-            staged = form.file
-        } else {
-            let file = try await UploadReceiver.receive(request.body, to: path, limit: allowance.bytes, overLimit: allowance.overLimit)
-            staged = file.size > 0 ? file : nil
+        let declared = request.headers[.contentLength].flatMap { Int($0) }
+        let view = try await chat.receivingUpload(me, declaredLength: declared) { slot in
+            let staged: StagedFile?
+            if let contentType = request.headers[.contentType], contentType.lowercased().hasPrefix("multipart/") {
+                let form = try await UploadReceiver.receiveForm(
+                    request.body, boundary: try UploadReceiver.boundary(contentType), fileField: "file", to: slot.path,
+                    limit: slot.limit, overLimit: slot.overLimit)
+                staged = form.file
+            } else {
+                let file = try await UploadReceiver.receive(request.body, to: slot.path, limit: slot.limit, overLimit: slot.overLimit)
+                staged = file.size > 0 ? file : nil
+            }
+            guard let staged else {
+                throw ParleyError.badRequest("The file is the request body, or its multipart part named file", code: "missing_body")
+            }
+            return try await chat.upload(me, staged: staged)
         }
-        guard let staged else {
-            chat.discardStaged(at: path)
-            throw ParleyError.badRequest("The file is the request body, or its multipart part named file", code: "missing_body")
-        }
-        let view = try await chat.upload(me, staged: staged)
         let body = AttachmentBody(id: view.id, kind: view.kind, contentType: view.contentType, size: view.size,
                                   durationMs: view.durationMs, width: view.width, height: view.height, url: view.url)
         return try body.response(from: request, context: context).with(status: .created)

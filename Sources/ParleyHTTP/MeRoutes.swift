@@ -36,7 +36,8 @@ struct MeRoutes {
     func requestEmailChange(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let me = try context.requirePrincipal().userID
         let body = try await RequestBody.json(EmailChangeBody.self, from: request)
-        let pending = try await accounts.requestEmailChange(id: me, newEmail: body.email, password: body.password)
+        let pending = try await accounts.requestEmailChange(
+            id: me, newEmail: body.email, password: body.password, clientAddress: context.clientAddress)
         return try EmailChangePending(pendingEmail: pending.email, expiresInSeconds: pending.lifetime)
             .response(from: request, context: context).with(status: .accepted)
     }
@@ -86,7 +87,7 @@ struct MeRoutes {
     func delete(_ request: Request, context: ParleyRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let body = try await RequestBody.json(DeleteBody.self, from: request)
-        try await accounts.deleteAccount(id: principal.userID, password: body.password)
+        try await accounts.deleteAccount(id: principal.userID, password: body.password, clientAddress: context.clientAddress)
         return Response(status: .noContent)
     }
 }

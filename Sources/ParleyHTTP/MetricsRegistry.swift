@@ -29,6 +29,7 @@ public final class MetricsRegistry: MetricsFactory, Sendable {
         "parley_dtls_handshakes_total": "DTLS handshakes of relay legs that ended, by outcome.",
         "parley_dtls_handshake_seconds": "Time from a leg's first DTLS flight to its SRTP keys.",
         "parley_mail_total": "Mail handed to the transport (the outbox or SMTP), by outcome: sent or failed.",
+        "parley_typing_dropped_total": "Typing notices not passed on: more than one per person and dialog within realtime.typingIntervalSeconds.",
     ]
 
     /// Buckets for the histograms whose range differs from the default (5 ms … 10 s).

@@ -11,6 +11,8 @@ public final class QuoteService: Sendable {
     let logger: Logger
     /// The longest text, in characters.
     public let maxLength: Int
+    /// Quotes added per user and hour (``QuoteRules/quotesPerHour``).
+    let addLimit = RateLimiter(limit: QuoteRules.quotesPerHour, window: 3600)
 
     public init(store: any QuoteStore, clock: any WallClock, maxLength: Int, logger: Logger) {
         self.store = store
@@ -32,6 +34,7 @@ public final class QuoteService: Sendable {
         guard (1...QuoteRules.maxHearers).contains(hearers.count), Set(numbers).count == numbers.count,
               !numbers.contains(sayer.phoneNumber)
         else { throw QuoteErrors.noHearers }
+        try addLimit.admit(adder.rawValue, now: clock.now())
         let quote = try await store.insert(id: .generate(), text: text, addedBy: adder, at: clock.now(), sayer: sayer, hearers: hearers)
         logger.info("quote added", metadata: ["quote": "\(quote.id)", "user": "\(adder)"])
         return QuoteView(quote: quote, names: [:])

@@ -123,6 +123,16 @@ public struct SQLQuoteStore: QuoteStore {
     public func saveContacts(owner: UserID, _ contacts: [String: String]) async throws {
         if contacts.isEmpty { return }
         try await database.write { sql in
+            // The book's size with these numbers in it, counted in the write (two saves at once
+            // cannot both pass it); numbers it holds already only change their names.
+            let held = try sql.scalar("SELECT COUNT(*) FROM quote_contacts WHERE owner_id = ?", owner.rawValue, as: Int.self) ?? 0
+            if held + contacts.count > QuoteRules.maxContacts {
+                let numbers = Array(contacts.keys)
+                let known = try sql.query("""
+                    SELECT COUNT(*) FROM quote_contacts WHERE owner_id = ? AND phone_number IN (\(sqlPlaceholders(numbers.count)))
+                    """, binding: [.text(owner.rawValue)] + numbers.map { .text($0) }).first?.first(as: Int.self) ?? 0
+                guard held + contacts.count - known <= QuoteRules.maxContacts else { throw QuoteErrors.addressBookFull }
+            }
             for (number, name) in contacts { try Self.saveContact(owner: owner, number: number, name: name, sql) }
         }
     }

@@ -32,4 +32,6 @@ public enum StoryRules {
     /// Videos must be under a minute.
     public static let maxVideoMs = 60_000
     public static let lifetime: TimeInterval = 24 * 3600
+    /// Live stories per user by default (`limits.storiesPerDay`), as Instagram allows.
+    public static let storiesPerDay = 100
 }

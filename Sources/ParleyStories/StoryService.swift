@@ -13,9 +13,13 @@ public final class StoryService: Sendable {
     let events: any EventPublisher
     let clock: any WallClock
     let logger: Logger
+    /// Stories one user may have live at once (`limits.storiesPerDay`: a story lives a day). Each
+    /// post tells every friend and joins every friend's feed.
+    let storiesPerDay: Int
 
     public init(store: any StoryStore, friends: FriendService, chat: ChatService, events: any EventPublisher,
-                clock: any WallClock, logger: Logger) {
+                clock: any WallClock, storiesPerDay: Int = StoryRules.storiesPerDay, logger: Logger) {
+        self.storiesPerDay = max(storiesPerDay, 1)
         self.store = store
         self.friends = friends
         self.chat = chat
@@ -36,6 +40,12 @@ public final class StoryService: Sendable {
         default: throw StoryErrors.unsupportedKind
         }
         let now = clock.now()
+        // A soft bound (two posts at the same instant may both pass): the oldest live story's
+        // expiry is when the next may go up.
+        let live = try await store.live(owners: [owner], at: now)
+        if live.count >= storiesPerDay, let oldest = live.map(\.expiresAt).min() {
+            throw ParleyError.rateLimited(retryAfter: max(1, Int(oldest.timeIntervalSince(now).rounded(.up))))
+        }
         let story = StoryRecord(id: .generate(), ownerID: owner, attachmentID: id, title: title, kind: attachment.kind,
                                 durationMs: attachment.kind == "video" ? attachment.durationMs : nil,
                                 createdAt: now, expiresAt: now.addingTimeInterval(StoryRules.lifetime), viewCount: 0)

@@ -62,14 +62,22 @@ public struct SQLStoryStore: StoryStore {
         }
     }
 
+    /// How many ids one `IN (…)` list takes: SQLite refuses a statement with more than 32 766
+    /// values, PostgreSQL more than 65 535; a user with many friends asks about more.
+    static let listChunk = 500
+
     public func live(owners: [UserID], at now: Date) async throws -> [StoryRecord] {
         if owners.isEmpty { return [] }
-        return try await database.read { sql in
-            try sql.query("""
-                \(Self.select) WHERE stories.owner_id IN (\(sqlPlaceholders(owners.count))) AND stories.expires_at > ?
-                ORDER BY stories.created_at DESC
-                """, binding: owners.map(\.rawValue.sqlValue) + [.integer(now.storageMillis)]).map(Self.decode)
+        let found = try await database.read { sql in
+            try stride(from: 0, to: owners.count, by: Self.listChunk).flatMap { start in
+                let chunk = owners[start..<min(start + Self.listChunk, owners.count)]
+                return try sql.query("""
+                    \(Self.select) WHERE stories.owner_id IN (\(sqlPlaceholders(chunk.count))) AND stories.expires_at > ?
+                    ORDER BY stories.created_at DESC
+                    """, binding: chunk.map(\.rawValue.sqlValue) + [.integer(now.storageMillis)]).map(Self.decode)
+            }
         }
+        return owners.count <= Self.listChunk ? found : found.sorted { $0.createdAt > $1.createdAt }
     }
 
     public func recordView(_ story: StoryID, viewer: UserID, at: Date) async throws -> Bool {
@@ -95,10 +103,13 @@ public struct SQLStoryStore: StoryStore {
     public func seen(by viewer: UserID, among stories: [StoryID]) async throws -> Set<StoryID> {
         if stories.isEmpty { return [] }
         return try await database.read { sql in
-            Set(try sql.query("""
-                SELECT story_id FROM story_views WHERE viewer_id = ? AND story_id IN (\(sqlPlaceholders(stories.count)))
-                """, binding: [.text(viewer.rawValue)] + stories.map(\.rawValue.sqlValue))
-                .map { StoryID(rawValue: try $0.decode(column: "story_id", as: String.self)) })
+            Set(try stride(from: 0, to: stories.count, by: Self.listChunk).flatMap { start in
+                let chunk = stories[start..<min(start + Self.listChunk, stories.count)]
+                return try sql.query("""
+                    SELECT story_id FROM story_views WHERE viewer_id = ? AND story_id IN (\(sqlPlaceholders(chunk.count)))
+                    """, binding: [.text(viewer.rawValue)] + chunk.map(\.rawValue.sqlValue))
+                    .map { StoryID(rawValue: try $0.decode(column: "story_id", as: String.self)) }
+            })
         }
     }
 

@@ -130,3 +130,16 @@ import Testing
         #expect(await ours.verify("garbage") == nil)
     }
 }
+
+@Suite struct AddressKeyTests {
+    @Test("per-address limits count an IPv6 client by its /64, an IPv4 one (mapped or not) by its address")
+    func ipv6CountsByItsSlash64() {
+        #expect(AddressKey.of("2001:db8:1:2:aaaa::1") == AddressKey.of("2001:db8:1:2:bbbb:cccc:dddd:2"))
+        #expect(AddressKey.of("2001:db8:1:2::1") == "address:2001:db8:1:2::/64")
+        #expect(AddressKey.of("[2001:db8:1:2::1]") == AddressKey.of("2001:db8:1:2::9"))
+        #expect(AddressKey.of("2001:db8:1:3::1") != AddressKey.of("2001:db8:1:2::1"), "the next /64 is someone else")
+        #expect(AddressKey.of("::ffff:10.0.0.1") == AddressKey.of("10.0.0.1"))
+        #expect(AddressKey.of("10.0.0.1") != AddressKey.of("10.0.0.2"))
+        #expect(AddressKey.of(nil) == "address:unknown")
+    }
+}

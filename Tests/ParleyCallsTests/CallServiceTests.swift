@@ -192,6 +192,23 @@ import Testing
         #expect(try await service.restartICE(call, by: Self.bo, device: Self.boPhone, sdp: "later") == "restarted:later")
     }
 
+    @Test("call.media has a per-user rate: each change is an event stored for the other side")
+    func mediaChangesHaveAPerUserRate() async throws {
+        let call = try await activeCall()
+        let limit = CallService.mediaChangesPerMinute
+        for n in 0..<limit { try await service.setMedia(call, by: Self.bo, audio: n % 2 == 0, video: true) }
+        await #expect(throws: ParleyError.rateLimited(retryAfter: 60)) {
+            try await service.setMedia(call, by: Self.bo, audio: true, video: true)
+        }
+        let announced = { self.events.all.filter { if case .callMedia = $0.event { true } else { false } }.count }
+        #expect(announced() == limit, "the refused change was not passed on")
+        try await service.setMedia(call, by: Self.ann, audio: false, video: false)
+        #expect(announced() == limit + 1, "the other side has a share of its own")
+        await timers.advance(by: 61)
+        try await service.setMedia(call, by: Self.bo, audio: true, video: false)
+        #expect(announced() == limit + 2)
+    }
+
     @Test func strangersCannotCall() async throws {
         await #expect(throws: ParleyError.self) {
             try await service.invite(from: Self.ann, device: Self.annPhone, to: UserID(rawValue: "stranger"), media: .audio, sdp: "x")

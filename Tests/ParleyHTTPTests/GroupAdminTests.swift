@@ -159,3 +159,23 @@ import Testing
         }
     }
 }
+
+extension GroupAdminTests {
+    @Test("group changes have a per-user rate (each tells every member); leaving is never refused")
+    func groupChangesHaveAPerUserRate() async throws {
+        // The group's creation and its two additions take three of the five.
+        let parley = try await TestParley.start { $0.groupChangesPerHour = 5 }
+        try await parley.test { client in
+            let (ann, bo, _, _, group) = try await Self.annsGroup(client, parley)
+            #expect(try await client.call(.patch, "/v1/dialogs/\(group)", json: ["name": "Walkers"], token: ann.accessToken).status == .ok)
+            #expect(try await client.call(.patch, "/v1/dialogs/\(group)", json: ["name": "Ramblers"], token: ann.accessToken).status == .ok)
+            let limited = try await client.call(.post, "/v1/dialogs", json: ["type": "group", "name": "More", "memberIds": [bo.id]],
+                                                token: ann.accessToken)
+            #expect(limited.status == .tooManyRequests && limited.errorCode == "rate_limited", "\(limited.text)")
+            #expect(try await client.call(.patch, "/v1/dialogs/\(group)", json: ["name": "Bo's"], token: bo.accessToken).status == .ok,
+                    "another member has a share of their own")
+            #expect(try await client.call(.delete, "/v1/dialogs/\(group)/members/me", token: ann.accessToken).status == .noContent,
+                    "leaving is never refused")
+        }
+    }
+}

@@ -193,3 +193,35 @@ import Testing
         }
     }
 }
+
+extension QuotesTests {
+    @Test("an address book holds at most 10 000 numbers, and a user adds at most 100 quotes an hour")
+    func aUserCannotGrowQuotesWithoutEnd() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test { client in
+            let ann = try await client.signUpByPhone("+447700900101", "Ann", "Lee", parley: parley)
+            func book(from start: Int, count: Int) -> [String: any Sendable] {
+                ["contacts": (start..<start + count).map { ["phoneNumber": "+4477009\(String(format: "%05d", $0))", "name": "N\($0)"] as JSON }]
+            }
+            for call in 0..<10 {
+                let saved = try await client.call(.put, "/v1/quotes/contacts", json: book(from: call * 1000, count: 1000), token: ann.accessToken)
+                #expect(saved.status == .ok, "\(saved.text.prefix(200))")
+            }
+            let full = try await client.call(.put, "/v1/quotes/contacts", json: book(from: 10_000, count: 1), token: ann.accessToken)
+            #expect(full.status == .unprocessableContent && full.errorCode == "too_many_contacts", "\(full.text)")
+            let renamed = try await client.call(.put, "/v1/quotes/contacts", json: book(from: 9_000, count: 1000), token: ann.accessToken)
+            #expect(renamed.status == .ok, "numbers the book holds only change their names")
+
+            let said = ("+447700900102", "Bo"), heard = [("+447700900103", "Cy")]
+            for n in 0..<100 { #expect(try await add("Line \(n)", said: said, heard: heard, by: ann, client).status == .created) }
+            let limited = try await add("One more", said: said, heard: heard, by: ann, client)
+            #expect(limited.status == .tooManyRequests && limited.errorCode == "rate_limited" && limited.headers[.retryAfter] != nil)
+            parley.clock.advance(by: 3601)
+            let refreshed = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": ann.refreshToken])
+            let later = TestUser(id: ann.id, email: ann.email, password: ann.password,
+                                 accessToken: try #require(refreshed["accessToken"] as? String, "\(refreshed.text)"),
+                                 refreshToken: try #require(refreshed["refreshToken"] as? String))
+            #expect(try await add("An hour later", said: said, heard: heard, by: later, client).status == .created)
+        }
+    }
+}

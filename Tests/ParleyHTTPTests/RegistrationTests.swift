@@ -117,6 +117,26 @@ import Testing
         }
     }
 
+    /// A client past the registration limit is refused before its form is read: an avatar past
+    /// the size limit would otherwise be read (and refused as too large) first.
+    @Test func aLimitedClientsFormIsRefusedBeforeItsAvatarIsRead() async throws {
+        let parley = try await TestParley.start { $0.registrationsPerAddressPerHour = 1 }
+        try await parley.test { client in
+            #expect(try await client.register("Ann", "ann@example.com").status == .created)
+            let boundary = "b0undary"
+            var form: [UInt8] = []
+            for (name, value) in [("name", "Bo"), ("email", "bo@example.com"), ("password", "correct horse"), ("dateOfBirth", "2000-01-01")] {
+                form += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(name)\"\r\n\r\n\(value)\r\n".utf8)
+            }
+            form += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"avatar\"; filename=\"me.png\"\r\nContent-Type: image/png\r\n\r\n".utf8)
+            form += UploadTests.png(padding: 6 << 20) + Array("\r\n--\(boundary)--\r\n".utf8)
+            let reply = try await client.call(.post, "/v1/auth/register", raw: form,
+                                              headers: [.contentType: "multipart/form-data; boundary=\(boundary)"])
+            #expect(reply.status == .tooManyRequests && reply.errorCode == "rate_limited", "\(reply.text)")
+            #expect(reply.headers[.retryAfter] != nil)
+        }
+    }
+
     /// An address nobody verifies is freed a week later (someone may have typed another's
     /// address); a verified account stays.
     @Test func unverifiedAccountsExpireAndFreeTheirAddress() async throws {

@@ -122,3 +122,32 @@ import Testing
         }
     }
 }
+
+extension SessionTests {
+    @Test("refreshes have a rate per session, and expired tokens are swept away")
+    func refreshesAreBoundedAndExpiredTokensGo() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            var token = ann.refreshToken
+            for _ in 0..<60 {
+                let turned = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token])
+                token = try #require(turned["refreshToken"] as? String, "\(turned.text)")
+            }
+            let limited = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token])
+            #expect(limited.status == .tooManyRequests && limited.errorCode == "rate_limited", "\(limited.text)")
+            #expect(limited.headers[.retryAfter] != nil)
+            let rows = { try await parley.parts.database.read { try $0.scalar("SELECT COUNT(*) FROM refresh_tokens", as: Int.self) } }
+            #expect(try await rows() == 61, "the refused refresh stored nothing")
+
+            parley.clock.advance(by: 3601)
+            #expect(try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token]).status == .ok,
+                    "the token refused for the rate was not spent")
+            #expect(try await parley.parts.accounts.sweepExpiredTokens() == 0, "nothing has expired yet")
+            let mailTokens = try await parley.parts.database.read { try $0.scalar("SELECT COUNT(*) FROM email_tokens", as: Int.self) } ?? 0
+            parley.clock.advance(by: 61 * 86_400)
+            #expect(try await parley.parts.accounts.sweepExpiredTokens() == 62 + mailTokens, "the refresh tokens and the sign-up mail's")
+            #expect(try await rows() == 0)
+        }
+    }
+}

@@ -136,3 +136,26 @@ import Testing
         }
     }
 }
+
+extension StoriesTests {
+    @Test("a user has at most limits.storiesPerDay stories live: past it 429 rate_limited until the oldest expires")
+    func liveStoriesPerUserAreCapped() async throws {
+        let parley = try await TestParley.start { $0.storiesPerDay = 3 }
+        try await parley.test { client in
+            var ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let image = try await upload(TestImages.png, ann, client)
+            for title in ["One", "Two", "Three"] {
+                #expect(try await client.call(.post, "/v1/stories", json: ["attachmentId": image, "title": title], token: ann.accessToken).status == .created)
+                parley.clock.advance(by: 60)
+            }
+            let refused = try await client.call(.post, "/v1/stories", json: ["attachmentId": image, "title": "Four"], token: ann.accessToken)
+            #expect(refused.status == .tooManyRequests && refused.errorCode == "rate_limited", "\(refused.text)")
+            // The first went up 180 s ago and lives a day.
+            #expect(refused.headers[.retryAfter] == "\(24 * 3600 - 180)")
+            parley.clock.advance(by: 24 * 3600 - 180)
+            ann = try await client.logIn("ann@example.com")   // access tokens last 15 minutes
+            #expect(try await client.call(.post, "/v1/stories", json: ["attachmentId": image, "title": "Four"], token: ann.accessToken).status == .created,
+                    "the first expired, so there is room again")
+        }
+    }
+}
