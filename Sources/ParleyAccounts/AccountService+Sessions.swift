@@ -70,8 +70,11 @@ extension AccountService {
         let fresh = SecretToken.generate()
         let lifetime = settings.refreshTokenLifetime
         let digest = SecretToken.digest(of: refreshToken)
-        if let session = try await store.sessionID(refreshTokenDigest: digest) {
-            try await refreshesPerSession.admitting(session.rawValue, now: now)
+        // Only a live token's turn counts (and is refused past the rate): a spent one presented
+        // again still ends its session below — else whoever holds a copy could spend the rate
+        // and keep the device's replay from being told.
+        if let token = try await store.refreshTokenSession(digest: digest), !token.spent {
+            try await refreshesPerSession.admitting(token.session.rawValue, now: now)
         }
         let rotation = try await store.rotateRefreshToken(digest: digest, at: now) { old in
             RefreshTokenRecord(digest: fresh.digest, sessionID: old.sessionID, issuedAt: now, expiresAt: now.addingTimeInterval(lifetime))

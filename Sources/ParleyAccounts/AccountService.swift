@@ -80,16 +80,17 @@ public final class AccountService: Sendable {
         }
     }
 
-    /// Deletes accounts never verified within `unverifiedAccountLifetime`; how many went.
-    @discardableResult
     /// Removes refresh, e-mail and phone tokens past their expiry: spent refresh tokens are kept
     /// until then (a copied one presented again ends its session), not for ever.
+    @discardableResult
     public func sweepExpiredTokens() async throws -> Int {
         let removed = try await store.deleteExpiredTokens(before: clock.now())
         if removed > 0 { logger.info("expired tokens removed", metadata: ["count": "\(removed)"]) }
         return removed
     }
 
+    /// Deletes accounts never verified within `unverifiedAccountLifetime`; how many went.
+    @discardableResult
     public func sweepUnverified() async throws -> Int {
         let removed = try await store.deleteUnverified(registeredBefore: clock.now().addingTimeInterval(-settings.unverifiedAccountLifetime))
         if removed > 0 { logger.info("unverified accounts expired", metadata: ["count": "\(removed)"]) }

@@ -43,6 +43,8 @@ public protocol AccountStore: Sendable {
     func deleteExpiredTokens(before cutoff: Date) async throws -> Int
     /// The session a refresh token (spent or not) belongs to.
     func sessionID(refreshTokenDigest digest: String) async throws -> SessionID?
+    /// The session a refresh token belongs to, and whether the token is spent.
+    func refreshTokenSession(digest: String) async throws -> (session: SessionID, spent: Bool)?
     func endSession(id: SessionID, reason: String, at: Date) async throws
     func endAllSessions(userID: UserID, reason: String, at: Date) async throws
 

@@ -62,6 +62,15 @@ extension SQLAccountStore {
         }
     }
 
+    public func refreshTokenSession(digest: String) async throws -> (session: SessionID, spent: Bool)? {
+        try await database.read { sql in
+            try sql.first("SELECT session_id, spent_at FROM refresh_tokens WHERE digest = ?", digest).map { row in
+                (SessionID(rawValue: try row.decode(column: "session_id", as: String.self)),
+                 try row.decode(column: "spent_at", as: Int64?.self) != nil)
+            }
+        }
+    }
+
     public func sessionID(refreshTokenDigest digest: String) async throws -> SessionID? {
         try await database.read { sql in
             try sql.scalar("SELECT session_id FROM refresh_tokens WHERE digest = ?", digest, as: String.self).map(SessionID.init(rawValue:))

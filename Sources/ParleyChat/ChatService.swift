@@ -193,7 +193,10 @@ public final class ChatService: Sendable {
     /// `history`): neither counted unread nor shown as the last message.
     func summary(_ dialog: DialogRecord, _ membership: Membership) async throws -> DialogSummary {
         let members = try await store.members(of: dialog.id)
-        let blocked = dialog.type == .group ? Set(try await friends.blocks(by: membership.userID).map(\.blocked)) : []
+        var blocked = dialog.type == .group ? Set(try await friends.blocks(by: membership.userID).map(\.blocked)) : []
+        // Each is a value in the statements below, which SQLite caps at 32 766: past a thousand,
+        // those still in the group (a former member's old messages then count and show).
+        if blocked.count > 1000 { blocked.formIntersection(members.map(\.userID)) }
         // One statement: a blocked member's thousands of messages are passed over by the
         // database, not fetched page by page.
         let last = try await store.lastMessage(in: dialog.id, after: membership.clearedSeq, excluding: blocked)

@@ -20,6 +20,9 @@ final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler
     private var timer: Scheduled<Void>?
     /// The last four bytes read, to see the blank line that ends the head (RFC 9112 §2.1).
     private var tail: UInt32 = 0
+    /// Whether the request line has begun: blank lines before it are skipped by the parser
+    /// (RFC 9112 §2.2), so they must not count as a head's end either.
+    private var started = false
 
     init(within: TimeAmount) {
         self.within = within
@@ -43,6 +46,10 @@ final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler
         var ended = false
         unwrapInboundIn(data).withUnsafeReadableBytes { bytes in
             for byte in bytes {
+                if !started {
+                    guard byte != 0x0D, byte != 0x0A else { continue }
+                    started = true
+                }
                 tail = tail << 8 | UInt32(byte)
                 if tail == 0x0D0A_0D0A {
                     ended = true

@@ -123,8 +123,10 @@ public struct SQLQuoteStore: QuoteStore {
     public func saveContacts(owner: UserID, _ contacts: [String: String]) async throws {
         if contacts.isEmpty { return }
         try await database.write { sql in
-            // The book's size with these numbers in it, counted in the write (two saves at once
-            // cannot both pass it); numbers it holds already only change their names.
+            // The book's size with these numbers in it, counted in the write; numbers it holds
+            // already only change their names. SQLite's one writer puts two saves of a book one
+            // after the other; on PostgreSQL the owner's row, locked, does.
+            if sql.kind == .postgresql { _ = try sql.query("SELECT id FROM users WHERE id = ? FOR UPDATE", owner.rawValue) }
             let held = try sql.scalar("SELECT COUNT(*) FROM quote_contacts WHERE owner_id = ?", owner.rawValue, as: Int.self) ?? 0
             if held + contacts.count > QuoteRules.maxContacts {
                 let numbers = Array(contacts.keys)

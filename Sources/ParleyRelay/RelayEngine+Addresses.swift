@@ -3,12 +3,15 @@ import NIOCore
 /// Which leg an address belongs to (``RelayEngine/legsByAddress``), the table every DTLS and
 /// SRTP datagram is looked up in.
 ///
-/// An address belongs to one live leg at a time: a valid check — made with a leg's own ICE
-/// credentials, so by any client for its own leg — from an address another live leg holds is
-/// refused (``DropReason/addressTaken``), or whoever can send from a victim's address (spoofed
+/// An address a live leg uses belongs to it: a valid check — made with a leg's own ICE
+/// credentials, so by any client for its own leg — from the address another live leg sends its
+/// media to, or from any of its addresses while it has none yet (it is still connecting), is
+/// refused (``DropReason/addressTaken``). Else whoever can send from a victim's address (spoofed
 /// UDP, or a NAT that gives the victim's port to a second client) would have the victim's media
-/// looked up under the wrong leg: black-holed, and a handshake still running failed. A leg
-/// that has failed, closed or died gives its addresses up to the next valid check.
+/// looked up under the wrong leg: black-holed, and a handshake still running failed. An address
+/// the leg has moved away from (a network switch, a TURN allocation given up), and every address
+/// of a leg that failed, closed or died, goes to the next valid check — a relay port handed on
+/// to someone else must not stay barred to them.
 ///
 /// And a leg holds only so many: the addresses its agent still counts valid
 /// (``ICELiteAgent/maxValidAddresses``) and its send target. A client that checks in from one
@@ -20,7 +23,7 @@ extension RelayEngine {
     func mayHold(_ peer: PeerAddress, for leg: RelayLeg) -> Bool {
         guard let owner = legsByAddress[peer], owner !== leg else { return true }
         switch owner.state {
-        case .waitingForICE, .handshaking, .connected: return false
+        case .waitingForICE, .handshaking, .connected: return owner.sendAddress != nil && owner.sendAddress != peer
         case .failed, .closed, .dead: return true
         }
     }

@@ -34,6 +34,18 @@ import Testing
         }
     }
 
+    /// Blank lines before a request line are skipped by the parser, and do not meet the deadline.
+    @Test func blankLinesAloneDoNotMeetTheDeadline() async throws {
+        let parley = try await Self.start()
+        try await parley.test(.live) { client in
+            let opened = ContinuousClock.now
+            let blank = try await RawConnection.open(port: client.port!)
+            try await blank.send("\r\n\r\n\r\n")
+            let closed = try #require(try await blank.closed(since: opened, within: Self.patience), "blank lines kept the connection")
+            #expect(closed >= Self.notAtOnce)
+        }
+    }
+
     /// The first head has a deadline, not an idle timer: a byte now and then does not buy time.
     @Test func aHeadTrickledInIsClosedAtTheDeadline() async throws {
         let parley = try await Self.start()

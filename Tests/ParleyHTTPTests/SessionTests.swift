@@ -150,4 +150,24 @@ extension SessionTests {
             #expect(try await rows() == 0)
         }
     }
+
+    @Test("a copy of a refresh token that spends the session's rate does not hide the device's replay")
+    func aReplayIsToldPastTheRate() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            // Someone who copied Ann's token refreshes with it, and on, until the rate is spent.
+            var token = ann.refreshToken
+            for _ in 0..<60 {
+                token = try #require(try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token])["refreshToken"] as? String)
+            }
+            #expect(try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token]).status == .tooManyRequests)
+            // Ann's phone presents the token it holds, spent by the copy: the session ends.
+            let replay = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": ann.refreshToken])
+            #expect(replay.status == .unauthorized && replay.errorCode == "refresh_token_reused", "\(replay.text)")
+            parley.clock.advance(by: 3601)
+            #expect(try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token]).status == .unauthorized,
+                    "the copy's chain ended with the session")
+        }
+    }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// An address belongs to one live leg, and a leg holds only so many (`RelayEngine+Addresses`).
 extension RelayEngineTests {
-    @Test("a valid check from an address another live leg holds is refused address_taken; a dead leg's address may be taken")
+    @Test("a valid check from the address another live leg uses is refused address_taken; one it moved away from, or a dead leg's, may be taken")
     func anAddressBelongsToOneLiveLeg() throws {
         let (victim, _) = try makeLeg(owner: "call-1")
         let (other, _) = try makeLeg(owner: "call-2")
@@ -18,14 +18,31 @@ extension RelayEngineTests {
         #expect(engine.legsByAddress[address] === victim, "the victim's media is still looked up under its own leg")
         #expect(!other.ice.isValid(address) && other.state == .waitingForICE, "the refused check counted for nothing")
 
-        victim.state = .dead
+        sendTarget(of: victim, is: address)
         engine.receive(datagram(check(for: other, useCandidate: true), from: 40100))
-        #expect(engine.legsByAddress[address] === other, "a leg that died gives its address up")
-        #expect(victim.heldAddresses.isEmpty && other.heldAddresses == [address])
-        engine.release(victim.id)
-        #expect(engine.legsByAddress[address] === other, "releasing the old leg leaves the address with the new one")
+        #expect(engine.counters[.addressTaken] == 2, "nor once media goes there")
+
+        // The victim moved on (a network switch, a TURN allocation given up): its old port may go
+        // to someone else, who must not stay barred from it.
+        engine.receive(datagram(check(for: victim, useCandidate: true), from: 40101))
+        sendTarget(of: victim, is: PeerAddress(ipv4: 0x7F00_0001, port: 40101))
+        engine.receive(datagram(check(for: other, useCandidate: true), from: 40100))
+        #expect(engine.legsByAddress[address] === other, "an address the owner left is free")
+        #expect(victim.heldAddresses == [PeerAddress(ipv4: 0x7F00_0001, port: 40101)] && other.heldAddresses == [address])
+
+        let (third, _) = try makeLeg(owner: "call-3")
+        other.state = .dead
+        engine.receive(datagram(check(for: third, useCandidate: true), from: 40100))
+        #expect(engine.legsByAddress[address] === third, "a leg that died gives its address up, even the one it sent to")
         engine.release(other.id)
+        #expect(engine.legsByAddress[address] === third, "releasing the old leg leaves the address with the new one")
+        for leg in [victim, third] { engine.release(leg.id) }
         #expect(engine.legsByAddress.isEmpty)
+    }
+
+    /// As if authenticated media from `address` had made it the leg's send target.
+    func sendTarget(of leg: RelayLeg, is address: PeerAddress) {
+        leg.sendAddress = address
     }
 
     @Test("a leg holds what its agent counts valid and its send target: checks from one new port after another do not grow the table")
