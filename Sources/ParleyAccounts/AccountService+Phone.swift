@@ -31,20 +31,23 @@ extension AccountService {
         return number
     }
 
-    /// Texts a sign-up code to a number that has no account yet. Limited per number and per
-    /// client address (`rate_limited`); `phone_taken` when the number already signs someone in.
+    /// Texts a sign-up code to a number that has no account yet. Limited per number, per client
+    /// address and from everywhere together (`rate_limited`); `phone_taken` when the number
+    /// already signs someone in.
     /// Returns how long the code lives, in seconds.
     public func requestPhoneCode(phoneNumber text: String, clientAddress: String?) async throws -> Int {
         let number = try normalizePhoneNumber(text)
         let now = clock.now()
         let numberKey = "number:" + number.e164, addressKey = AddressKey.of(clientAddress)
-        if let wait = try await firstRetryAfter([(phoneCodesPerNumber, numberKey), (phoneCodesPerAddress, addressKey)], now: now) {
+        if let wait = try await firstRetryAfter(
+            [(phoneCodesPerNumber, numberKey), (phoneCodesPerAddress, addressKey), (phoneCodes, "all")], now: now) {
             logger.notice("phone code rate limited", metadata: ["address": "\(clientAddress ?? "-")"])
             throw AccountErrors.rateLimited(retryAfter: wait)
         }
         if try await store.user(phoneNumber: number.e164) != nil { throw AccountErrors.phoneTaken }
         try await phoneCodesPerNumber.record(numberKey, now: now)
         try await phoneCodesPerAddress.record(addressKey, now: now)
+        try await phoneCodes.record("all", now: now)
         let code = Self.newPhoneCode()
         try await store.insertPhoneCode(PhoneCodeRecord(
             phoneNumber: number.e164, digest: Self.phoneCodeDigest(code, number: number.e164),

@@ -24,6 +24,7 @@ public final class AccountService: Sendable {
     let registrations: any RateCounter
     let phoneCodesPerNumber: any RateCounter
     let phoneCodesPerAddress: any RateCounter
+    let phoneCodes: any RateCounter
     /// Mails (verification, reset) per account and hour: past it they are silently not sent, so
     /// the answer stays the same and nobody's inbox can be flooded.
     let mailsPerAccount: any RateCounter
@@ -59,6 +60,7 @@ public final class AccountService: Sendable {
         self.registrations = counters("registrations", settings.registrationsPerHour, 3600)
         self.phoneCodesPerNumber = counters("phone_codes_number", settings.phoneCodesPerNumberPerHour, 3600)
         self.phoneCodesPerAddress = counters("phone_codes_address", settings.phoneCodesPerAddressPerHour, 3600)
+        self.phoneCodes = counters("phone_codes", settings.phoneCodesPerHour, 3600)
         self.mailsPerAccount = counters("mails_account", 5, 3600)
         self.refreshesPerSession = counters("refreshes_session", AccountSettings.refreshesPerSessionPerHour, 3600)
     }

@@ -41,6 +41,9 @@ public struct AccountSettings: Sendable {
     public var emailChangeCodeLifetime: TimeInterval = 3600
     public var phoneCodesPerNumberPerHour = 5
     public var phoneCodesPerAddressPerHour = 20
+    /// Codes texted per hour from everywhere together: each costs money at the provider, and
+    /// numbers and addresses are many.
+    public var phoneCodesPerHour = 1000
     /// The country calling code a number written without one is read in (`"1"`, `"44"`); nil:
     /// numbers must start with `+` or `00`.
     public var defaultCountryCode: String?

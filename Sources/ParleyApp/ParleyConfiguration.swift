@@ -115,6 +115,7 @@ public struct ParleyConfiguration: Sendable {
     public var emailChangeCodeSeconds = 3600
     public var phoneCodesPerNumberPerHour = 5
     public var phoneCodesPerAddressPerHour = 20
+    public var phoneCodesPerHour = 1000
     public var phoneDefaultCountryCode = ""
     /// The longest quote, in characters (what the app counts down from).
     public var quoteMaxLength = 280
@@ -289,6 +290,7 @@ public struct ParleyConfiguration: Sendable {
         emailChangeCodeSeconds = config.int(forKey: "auth.emailChangeCodeSeconds", default: d.emailChangeCodeSeconds)
         phoneCodesPerNumberPerHour = config.int(forKey: "auth.phone.codesPerNumberPerHour", default: d.phoneCodesPerNumberPerHour)
         phoneCodesPerAddressPerHour = config.int(forKey: "auth.phone.codesPerAddressPerHour", default: d.phoneCodesPerAddressPerHour)
+        phoneCodesPerHour = config.int(forKey: "auth.phone.codesPerHour", default: d.phoneCodesPerHour)
         phoneDefaultCountryCode = config.string(forKey: "auth.phone.defaultCountryCode", default: d.phoneDefaultCountryCode)
         quoteMaxLength = config.int(forKey: "quotes.maxLength", default: d.quoteMaxLength)
         quoteSearchScanLimit = config.int(forKey: "quotes.searchScanLimit", default: d.quoteSearchScanLimit)

@@ -104,6 +104,7 @@ public enum ParleyServer {
         settings.emailChangeCodeLifetime = TimeInterval(max(config.emailChangeCodeSeconds, 60))
         settings.phoneCodesPerNumberPerHour = max(config.phoneCodesPerNumberPerHour, 1)
         settings.phoneCodesPerAddressPerHour = max(config.phoneCodesPerAddressPerHour, 1)
+        settings.phoneCodesPerHour = max(config.phoneCodesPerHour, 1)
         settings.defaultCountryCode = config.phoneDefaultCountryCode.isEmpty ? nil : config.phoneDefaultCountryCode
         let secret = try config.jwtSecret.isEmpty
             ? SecretFile.load(dataDirectory + "/jwt-secret", shared: config.sharesDatabase, setting: "auth.jwtSecret (AUTH_JWT_SECRET)")

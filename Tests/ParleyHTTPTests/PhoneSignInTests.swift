@@ -154,3 +154,16 @@ import Testing
         }
     }
 }
+
+extension PhoneSignInTests {
+    @Test("codes texted from everywhere together have an hourly cap: distinct numbers do not get past it")
+    func codesHaveAnOverallCap() async throws {
+        let parley = try await TestParley.start { $0.phoneCodesPerHour = 3 }
+        try await parley.test { client in
+            for n in 1...3 { #expect(try await client.requestPhoneCode("+493090182\(n)").status == .accepted) }
+            let limited = try await client.requestPhoneCode("+4930901829")
+            #expect(limited.status == .tooManyRequests && limited.errorCode == "rate_limited", "\(limited.text)")
+            #expect(parley.smsOutbox.texts(to: "+4930901829").isEmpty, "nothing was texted")
+        }
+    }
+}
