@@ -124,16 +124,22 @@ import Testing
 }
 
 extension SessionTests {
+    /// The token `times` refreshes down the chain from `token`.
+    static func refreshed(_ token: String, times: Int, _ client: some TestClientProtocol) async throws -> String {
+        var token = token
+        for _ in 0..<times {
+            let turned = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token])
+            token = try #require(turned["refreshToken"] as? String, "\(turned.text)")
+        }
+        return token
+    }
+
     @Test("refreshes have a rate per session, and expired tokens are swept away")
     func refreshesAreBoundedAndExpiredTokensGo() async throws {
         let parley = try await TestParley.start()
         try await parley.test { client in
             let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
-            var token = ann.refreshToken
-            for _ in 0..<60 {
-                let turned = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token])
-                token = try #require(turned["refreshToken"] as? String, "\(turned.text)")
-            }
+            let token = try await Self.refreshed(ann.refreshToken, times: 60, client)
             let limited = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token])
             #expect(limited.status == .tooManyRequests && limited.errorCode == "rate_limited", "\(limited.text)")
             #expect(limited.headers[.retryAfter] != nil)
@@ -157,10 +163,7 @@ extension SessionTests {
         try await parley.test { client in
             let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
             // Someone who copied Ann's token refreshes with it, and on, until the rate is spent.
-            var token = ann.refreshToken
-            for _ in 0..<60 {
-                token = try #require(try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token])["refreshToken"] as? String)
-            }
+            let token = try await Self.refreshed(ann.refreshToken, times: 60, client)
             #expect(try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": token]).status == .tooManyRequests)
             // Ann's phone presents the token it holds, spent by the copy: the session ends.
             let replay = try await client.call(.post, "/v1/auth/refresh", json: ["refreshToken": ann.refreshToken])

@@ -6,8 +6,13 @@ import Testing
 /// A leg's client may send RTP with only so many SSRCs (`media.maxSSRCsPerLeg`): a client that
 /// cycles SSRCs cannot make the relay learn (and rebuild its plans for) one after another.
 extension LegDTLSTests {
-    @Test("RTP with a new SSRC past the leg's budget is dropped ssrc_limit; SSRCs already seen still pass")
-    func ssrcsPerLegAreCapped() throws {
+    /// A leg through ICE and DTLS, and the client's outbound SRTP session to send on it.
+    struct ConnectedLeg: ~Copyable {
+        let leg: RelayLeg
+        var protector: SRTPSession
+    }
+
+    func connectedLeg() throws -> ConnectedLeg {
         let relayContext = try DTLSContext()
         let peerContext = try DTLSContext(role: .client)
         let (leg, _) = try makeLeg(fingerprint: peerContext.fingerprint, setup: "actpass", relayContext: relayContext)
@@ -15,8 +20,15 @@ extension LegDTLSTests {
         var peer = try DTLSClient(context: peerContext, remoteFingerprint: relayContext.fingerprint)
         let keys = handshake(&peer)
         let material = try #require(keys)
+        return ConnectedLeg(leg: leg, protector: try SRTPSession(profile: material.profile, key: material.outbound(for: .client),
+                                                                 direction: .outbound))
+    }
+
+    @Test("RTP with a new SSRC past the leg's budget is dropped ssrc_limit; SSRCs already seen still pass")
+    func ssrcsPerLegAreCapped() throws {
+        var client = try connectedLeg()
+        let leg = client.leg
         #expect(leg.state == .connected)
-        var protector = try SRTPSession(profile: material.profile, key: material.outbound(for: .client), direction: .outbound)
 
         var sequence: UInt16 = 1
         /// One Opus packet (payload type 96 in the offer) from `ssrc`, protected as the client would.
@@ -28,7 +40,7 @@ extension LegDTLSTests {
             sequence &+= 1
             withUnsafeBytes(of: ssrc.bigEndian) { packet.replaceSubrange(8..<12, with: $0) }
             var length = 12 + 20
-            let status = packet.withUnsafeMutableBytes { protector.protectRTP($0, length: &length) }
+            let status = packet.withUnsafeMutableBytes { client.protector.protectRTP($0, length: &length) }
             #expect(status == .ok)
             deliver(Array(packet[0..<length]))
         }
@@ -55,14 +67,8 @@ extension LegDTLSTests {
 
     @Test("SRTCP from a new sender SSRC past the leg's budget is dropped ssrc_limit, and keeps no libsrtp stream")
     func rtcpSendersAreCapped() throws {
-        let relayContext = try DTLSContext()
-        let peerContext = try DTLSContext(role: .client)
-        let (leg, _) = try makeLeg(fingerprint: peerContext.fingerprint, setup: "actpass", relayContext: relayContext)
-        nominate(leg)
-        var peer = try DTLSClient(context: peerContext, remoteFingerprint: relayContext.fingerprint)
-        let keys = handshake(&peer)
-        let material = try #require(keys)
-        var protector = try SRTPSession(profile: material.profile, key: material.outbound(for: .client), direction: .outbound)
+        var client = try connectedLeg()
+        let leg = client.leg
         /// An empty receiver report (RFC 3550 §6.4.2) from `ssrc`, protected as the client would.
         func sendReport(ssrc: UInt32) {
             var packet = [UInt8](repeating: 0, count: 64)
@@ -71,7 +77,7 @@ extension LegDTLSTests {
             packet[3] = 1
             withUnsafeBytes(of: ssrc.bigEndian) { packet.replaceSubrange(4..<8, with: $0) }
             var length = 8
-            let status = packet.withUnsafeMutableBytes { protector.protectRTCP($0, length: &length) }
+            let status = packet.withUnsafeMutableBytes { client.protector.protectRTCP($0, length: &length) }
             #expect(status == .ok)
             deliver(Array(packet[0..<length]))
         }
