@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import ParleyCore
+import ParleyProtocol
 
 /// Reading request bodies with limits, and JSON with errors a client can act on.
 enum RequestBody {
@@ -39,6 +40,7 @@ enum RequestBody {
 
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
         if bytes.isEmpty { throw ParleyError.badRequest("A JSON body is required", code: "invalid_json") }
+        if NulEscape.isIn(bytes) { throw ParleyError.badRequest(NulEscape.refused, code: "invalid_json") }
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let error as DecodingError {

@@ -70,7 +70,19 @@ public struct CommandFrame: Sendable, Equatable {
 
     /// Every frame through JSONDecoder: what a frame the `message.send` fast path does not take
     /// is decoded by, and what that path is tested against.
+    /// A frame with the NUL character anywhere (`NulEscape`) is refused, with its id when
+    /// readable: the fast path leaves it to this one.
     static func decodeWithJSONDecoder(_ bytes: [UInt8]) -> Result<CommandFrame, Failure> {
+        let decoded = decodeEnvelope(bytes)
+        guard NulEscape.isIn(bytes) else { return decoded }
+        let id = switch decoded {
+        case .success(let frame): frame.id
+        case .failure(let failure): failure.id
+        }
+        return .failure(Failure(id: id, error: ParleyError.badRequest(NulEscape.refused, code: "invalid_json")))
+    }
+
+    private static func decodeEnvelope(_ bytes: [UInt8]) -> Result<CommandFrame, Failure> {
         // One parse: the envelope reads its id and type, then the command's fields from the
         // same object; a body that does not fit is kept as the error, with the id beside it.
         let envelope: Envelope

@@ -107,6 +107,10 @@ struct JSONScanner {
             return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
         case 0xDC00...0xDFFF:
             return nil
+        case 0:
+            // The NUL, which no text here may hold (`NulEscape`): the frame is left to JSONDecoder's
+            // path, which refuses it with its id.
+            return nil
         default:
             return Unicode.Scalar(unit)
         }

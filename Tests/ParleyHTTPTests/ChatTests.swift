@@ -48,6 +48,23 @@ import Testing
         }
     }
 
+    /// No PostgreSQL text holds the NUL character: a text with one is refused as it comes in, over
+    /// REST and over the socket, on either engine (on PostgreSQL it would fail at the database).
+    @Test func aTextWithTheNulCharacterIsRefused() async throws {
+        let parley = try await TestParley.start()
+        try await parley.test(.live) { client in
+            let (ann, _, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
+            let posted = try await client.sendText(ann, dialog, "a\u{0}b")
+            #expect(posted.status == .badRequest && posted.errorCode == "invalid_json", "\(posted.text)")
+            let (socket, _) = try await RealtimeClient.connect(port: client.port!, token: ann.accessToken)
+            defer { socket.close() }
+            let reply = try await socket.command("message.send", ["dialogId": dialog, "clientMessageId": "c-1", "kind": "text", "text": "a\u{0}b"])
+            #expect(reply.ok == false && reply.errorCode == "invalid_json", "\(reply)")
+            #expect(try await socket.command("message.send", ["dialogId": dialog, "clientMessageId": "c-1", "kind": "text", "text": "ab"]).ok == true)
+            #expect(try await client.history(ann, dialog).count == 1)
+        }
+    }
+
     @Test func theDialogListIsNewestFirstWithUnreadCounts() async throws {
         let parley = try await TestParley.start()
         try await parley.test { client in

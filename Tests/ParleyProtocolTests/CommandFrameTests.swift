@@ -49,6 +49,9 @@ import Testing
         (#"{"id":3,"type":"call.accept","callId":"k"}"#, "missing_field", true),
         (#"{"id":3,"type":"call.invite","to":"u","media":"hologram","sdp":"v=0"}"#, "invalid_field", true),
         (#"{"id":3,"type":"sync","since":"yesterday"}"#, "invalid_field", true),
+        // The NUL character, in a send the fast path reads and in a frame JSONDecoder reads.
+        (#"{"id":3,"type":"message.send","dialogId":"d","clientMessageId":"c","kind":"text","text":"a\u0000b"}"#, "invalid_json", true),
+        (#"{"id":3,"type":"typing","dialogId":"d\u0000"}"#, "invalid_json", true),
     ])
     func unreadableFramesGetAStableCode(_ text: String, _ code: String, _ keepsID: Bool) {
         guard case .failure(let failure) = Self.decode(text) else { Issue.record("\(text) was accepted"); return }
@@ -56,6 +59,17 @@ import Testing
         #expect(failure.id == (keepsID ? .integer(3) : nil))
         let reply = ServerFrame.failure(to: failure.id, failure.error).text
         #expect(reply.contains(#""ok":false"#) && reply.contains(#""code":"\#(code)""#))
+    }
+
+    /// `\u0000` is the NUL; an escaped backslash before `u0000` is not, nor is a `\u` of another
+    /// character.
+    @Test func onlyTheNulEscapeIsRefused() {
+        #expect(NulEscape.isIn(Array(#"{"t":"\u0000"}"#.utf8)))
+        #expect(NulEscape.isIn(Array(#"{"t":"\\\u0000"}"#.utf8)))
+        #expect(!NulEscape.isIn(Array(#"{"t":"\\u0000"}"#.utf8)))
+        #expect(!NulEscape.isIn(Array(#"{"t":"\u0001 \u00e9 u0000"}"#.utf8)))
+        #expect(!NulEscape.isIn(Array(#"{"t":"\u000"#.utf8)))
+        #expect(throws: Never.self) { try Self.decode(#"{"type":"message.send","dialogId":"d","clientMessageId":"c","kind":"text","text":"\\u0000"}"#).get() }
     }
 
     @Test func theCatalogueOfCommandsIsComplete() {

@@ -52,7 +52,7 @@ import Testing
         " \t\r\n{ \"id\" : \"s1\" ,\n\t\"type\"\r:\"message.send\" , \"dialogId\":\"d\",\"clientMessageId\" :\"c\",\"kind\": \"text\" , \"text\" : \"hi\" } \n\t\r ",
         #"{"id":"s1","type":"message.send","dialogId":"d","clientMessageId":"c","kind":"text","text":"\"\\\/\b\f\n\r\t"}"#,
         #"{"id":"s1","type":"message.send","dialogId":"d","clientMessageId":"c","kind":"text","text":"\u0041\u00e9\u00E9\u20AC\u2028\uFFFD\uD83D\uDE00\ud83d\ude00\uDBFF\uDFFF"}"#,
-        #"{"id":"s1","type":"message.send","dialogId":"d","clientMessageId":"c","kind":"text","text":"\u0000 and \u001f and \u007f"}"#,
+        #"{"id":"s1","type":"message.send","dialogId":"d","clientMessageId":"c","kind":"text","text":"\u0001 and \u001f and \u007f"}"#,
         #"{"id":"s1","type":"message.send","dialogId":"d","clientMessageId":"c","kind":"text","text":"é e\#u{301} 😀 👨‍👩‍👧 \#u{2028}\#u{2029} \#u{FEFF} \#u{7F} \#u{212A}"}"#,
         #"{"id":"s1","type":"message.send","dialogId":"d","clientMessageId":"c","kind":"text","t\u0065xt":"escaped key"}"#,
         #"{"id":"s1","type":"message\u002esend","dialogId":"d","clientMessageId":"c","kind":"t\u0065xt"}"#,
