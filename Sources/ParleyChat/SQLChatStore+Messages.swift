@@ -43,9 +43,39 @@ extension SQLChatStore {
     public func appendMessage(
         _ message: MessageRecord, announce: EncodedEvent, deciding decide: @escaping @Sendable (SendContext?) throws -> [UserID]?
     ) async throws -> SettledMessage? {
-        // Its reads, then one statement that writes (`insert`, with no request to open): on
-        // PostgreSQL that statement commits alone, two round trips fewer than a transaction.
-        try await database.writeAutocommit { [events] sql in
+        let send = BatchedSend(message: message, announce: announce, decide: decide)
+        if let batcher { return try await batcher.send(send) }
+        return try await Self.appendAlone(send, database, events)
+    }
+
+    /// A batch of sends (`SendBatcher`): one alone as `appendAlone`; several with `sendAll`,
+    /// and if its statements fail as a whole (nothing of it committed: a message sent at once
+    /// through two nodes, say), each alone.
+    static func runBatch(_ sends: [BatchedSend], _ database: Database, _ events: any TransactionalEvents) async
+        -> [Result<SettledMessage?, any Error>] {
+        if sends.count > 1 {
+            do {
+                return try await database.writeAutocommit { sql in try sendAll(sends, events: events, in: sql) }
+            } catch {}
+        }
+        return await withTaskGroup(of: (Int, Result<SettledMessage?, any Error>).self) { group in
+            for (index, send) in sends.enumerated() {
+                group.addTask {
+                    do { return (index, .success(try await appendAlone(send, database, events))) } catch { return (index, .failure(error)) }
+                }
+            }
+            var outcomes: [Result<SettledMessage?, any Error>] = Array(repeating: .success(nil), count: sends.count)
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
+        }
+    }
+
+    /// One send: its reads, then one statement that writes (`insert`, with no request to open):
+    /// on PostgreSQL that statement commits alone, two round trips fewer than a transaction.
+    static func appendAlone(_ send: BatchedSend, _ database: Database, _ events: any TransactionalEvents) async throws
+        -> SettledMessage? {
+        let (message, announce, decide) = (send.message, send.announce, send.decide)
+        return try await database.writeAutocommit { [events] sql in
             let context = try Self.sendContext(dialog: message.dialogID, sender: message.senderID, in: sql)
             guard let recipients = try decide(context), let context else { return nil }
             let (stored, isNew) = try Self.insert(message, announce: announce, to: recipients, opening: nil, events: events, in: sql)

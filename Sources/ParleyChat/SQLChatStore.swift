@@ -9,10 +9,13 @@ import ParleyStorage
 public struct SQLChatStore: ChatStore {
     let database: Database
     let events: any TransactionalEvents
+    /// On PostgreSQL, the sends decided in one trip gathered into batches (`sendAll`).
+    let batcher: SendBatcher?
 
     public init(database: Database, events: any TransactionalEvents) {
         self.database = database
         self.events = events
+        batcher = database.kind == .postgresql ? SendBatcher { sends in await Self.runBatch(sends, database, events) } : nil
     }
 
     static let dialogColumns = "id, type, name, avatar_attachment_id, created_by, owner_id, created_at, updated_at, last_message_seq"
@@ -97,6 +100,12 @@ public struct SQLChatStore: ChatStore {
             FROM dialogs d LEFT JOIN message_requests r ON r.dialog_id = d.id LEFT JOIN dialog_members m ON m.dialog_id = d.id
             WHERE d.id = ? ORDER BY m.joined_at, m.user_id
             """, binding: standing.binds + [.text(id.rawValue)])
+        return try context(fromRows: rows[...], sender: sender)
+    }
+
+    /// A send's context from the rows of `sendContextInOneStatement` (or of one send in
+    /// `sendContexts`): nil when there are none (no such dialog).
+    static func context(fromRows rows: ArraySlice<Row>, sender: UserID) throws -> SendContext? {
         guard let first = rows.first else { return nil }
         let dialog = try Self.decodeDialog(first)
         // A dialog without a request has NULLs in the request's columns, one without members in theirs.

@@ -169,14 +169,20 @@ public struct SQLFriendStore: FriendStore {
     /// (the columns come first in it).
     public static func standingColumns(of sender: UserID, member: String, toward: String) -> (sql: String, binds: [SQLValue]) {
         let me = SQLValue.text(sender.rawValue)
-        return ("""
-            EXISTS (SELECT 1 FROM blocks WHERE blocker = \(member) AND blocked = ?) AS standing_blocks_sender,
-            CASE WHEN \(toward) THEN EXISTS (SELECT 1 FROM blocks WHERE blocker = ? AND blocked = \(member)) ELSE 1 = 0 END
-                AS standing_blocked_by_sender,
-            CASE WHEN \(toward) THEN EXISTS (SELECT 1 FROM friendships WHERE (user_low = ? AND user_high = \(member))
-                                                                         OR (user_low = \(member) AND user_high = ?)) ELSE 1 = 0 END
-                AS standing_friends
-            """, [me, me, me, me])
+        return (standingColumns(ofSender: "?", member: member, toward: toward), [me, me, me, me])
+    }
+
+    /// The same columns with the sender named by `sender`, a column of the query (or `?`, bound
+    /// four times): for a query that reads the standing of several senders at once.
+    public static func standingColumns(ofSender sender: String, member: String, toward: String) -> String {
+        """
+        EXISTS (SELECT 1 FROM blocks WHERE blocker = \(member) AND blocked = \(sender)) AS standing_blocks_sender,
+        CASE WHEN \(toward) THEN EXISTS (SELECT 1 FROM blocks WHERE blocker = \(sender) AND blocked = \(member)) ELSE 1 = 0 END
+            AS standing_blocked_by_sender,
+        CASE WHEN \(toward) THEN EXISTS (SELECT 1 FROM friendships WHERE (user_low = \(sender) AND user_high = \(member))
+                                                                     OR (user_low = \(member) AND user_high = \(sender))) ELSE 1 = 0 END
+            AS standing_friends
+        """
     }
 
     /// What sending a message needs of these tables: who blocked `sender`, and how `sender` stands

@@ -8,29 +8,29 @@
 /// `.withoutEscapingSlashes`) with a backslash; U+0008, U+000C, LF, CR and tab as `\b \f \n \r \t`;
 /// other controls below U+0020 as `\u00xx` in lowercase hex; everything else (DEL, non-ASCII,
 /// U+2028/2029) as its UTF-8 bytes.
-struct JSONTextWriter {
-    private(set) var bytes: [UInt8] = []
+public struct JSONTextWriter {
+    public private(set) var bytes: [UInt8] = []
     /// Just after `{` or `[`: the next member or element needs no comma.
     private var atStart = true
 
-    init(capacity: Int) {
+    public init(capacity: Int) {
         bytes.reserveCapacity(capacity)
     }
 
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    mutating func openObject() {
+    public mutating func openObject() {
         bytes.append(UInt8(ascii: "{"))
         atStart = true
     }
 
-    mutating func closeObject() {
+    public mutating func closeObject() {
         bytes.append(UInt8(ascii: "}"))
         atStart = false
     }
 
     /// A member's key and its colon; `name` is plain ASCII (a Swift property name).
-    mutating func key(_ name: StaticString) {
+    public mutating func key(_ name: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
@@ -38,19 +38,19 @@ struct JSONTextWriter {
         bytes.append(UInt8(ascii: ":"))
     }
 
-    mutating func string(_ value: String) {
+    public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { appendEscaped($0) }
         bytes.append(UInt8(ascii: "\""))
     }
 
-    mutating func integer(_ value: Int) {
+    public mutating func integer(_ value: Int) {
         var text = String(value)
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
-    mutating func strings(_ values: [String]) {
+    public mutating func strings(_ values: [String]) {
         bytes.append(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -59,23 +59,43 @@ struct JSONTextWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    mutating func member(_ name: StaticString, _ value: String) {
+    public mutating func member(_ name: StaticString, _ value: String) {
         key(name)
         string(value)
     }
 
-    mutating func member(_ name: StaticString, _ value: Int) {
+    public mutating func member(_ name: StaticString, _ value: Int) {
         key(name)
         integer(value)
     }
 
     /// Nothing at all for nil: the key is absent, not `null`.
-    mutating func member(_ name: StaticString, ifPresent value: String?) {
+    public mutating func member(_ name: StaticString, ifPresent value: String?) {
         if let value { member(name, value) }
     }
 
-    mutating func member(_ name: StaticString, ifPresent value: Int?) {
+    public mutating func member(_ name: StaticString, ifPresent value: Int?) {
         if let value { member(name, value) }
+    }
+
+    public mutating func openArray() {
+        bytes.append(UInt8(ascii: "["))
+        atStart = true
+    }
+
+    public mutating func closeArray() {
+        bytes.append(UInt8(ascii: "]"))
+        atStart = false
+    }
+
+    /// An object as the next element of an array (after a comma unless it is the first).
+    public mutating func openElement() {
+        separate()
+        openObject()
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Int64) {
+        member(name, Int(value))
     }
 
     private mutating func separate() {

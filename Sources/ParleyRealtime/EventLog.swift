@@ -224,7 +224,7 @@ extension EventLog: TransactionalEvents {
         delivered(try events(clauses, rows), after: transaction)
     }
 
-    private func delivered(_ stored: [StoredEvent], after transaction: Transaction) {
+    func delivered(_ stored: [StoredEvent], after transaction: Transaction) {
         guard !stored.isEmpty else { return }
         transaction.afterCommit { [self] in
             fanout.committed(stored)

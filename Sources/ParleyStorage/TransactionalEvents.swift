@@ -18,6 +18,51 @@ public protocol TransactionalEvents: Sendable {
     /// What the clauses stored, from the rows of their statement: delivered after `transaction`
     /// commits. Throws when some recipients got a number and some did not.
     func stored(_ clauses: EventClauses, rows: [Row], in transaction: Transaction) throws
+
+    /// The events of several changes stored by one statement, on PostgreSQL: `batch` the event of
+    /// each change (by the change's number in the statement, `ordinal`) and its recipients;
+    /// clauses of that statement's `WITH`, after a clause `changed` with a column `ord`, the
+    /// changes that happened — only their events are stored, numbered in the order of their
+    /// ordinals for a user who gets several. The statement selects `EventBatchClauses.rows` beside
+    /// its own; `stored(_:rows:in:)` reads them.
+    func clauses(storingEach batch: [EventBatchClauses.Item], after changed: String) throws -> EventBatchClauses
+
+    /// What the batch's clauses stored, from the statement's rows that are theirs (a non-NULL
+    /// `event_user_id`; with `event_ord` and `event_seq`): delivered after `transaction` commits.
+    /// Throws when some recipients of a change got a number and some did not.
+    func stored(_ clauses: EventBatchClauses, rows: [Row], in transaction: Transaction) throws
+}
+
+/// `TransactionalEvents.clauses(storingEach:after:)`: `sql` (its values `binds`, in order) are
+/// clauses of a `WITH`; `rows` names a clause after them whose rows are the events stored, with
+/// the columns `ord`, `user_id` and `seq`.
+public struct EventBatchClauses: Sendable {
+    /// One change's event and its recipients.
+    public struct Item: Sendable {
+        public let ordinal: Int
+        public let event: EncodedEvent
+        public let recipients: [UserID]
+
+        public init(ordinal: Int, event: EncodedEvent, recipients: [UserID]) {
+            self.ordinal = ordinal
+            self.event = event
+            self.recipients = recipients
+        }
+    }
+
+    public let sql: String
+    public let binds: [SQLValue]
+    public let rows: String
+    public let items: [Int: Item]
+    public let createdAt: Date
+
+    public init(sql: String, binds: [SQLValue], rows: String, items: [Int: Item], createdAt: Date) {
+        self.sql = sql
+        self.binds = binds
+        self.rows = rows
+        self.items = items
+        self.createdAt = createdAt
+    }
 }
 
 /// `TransactionalEvents.clauses`: `sql` (its values `binds`, in order) ends with the clause

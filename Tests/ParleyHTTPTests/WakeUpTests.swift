@@ -50,10 +50,22 @@ import Testing
     @Test(arguments: [
         "", "\n", "node\nx what", "node\nr ann 5", "node\nr ann five 6", "node\nr ann 6 5", "node\ne t 1 - ann:x {}",
         "node\ne t 1 - {}", "node\ne t notanumber - ann:1 {}", "node user:1:2 bo:3:4",
+        "node\nr ann 99999999999999999999 99999999999999999999", "node\nr ann 1 2x", "node\nrr ann 1 2", "node\ne t 1 - ann:- {}",
     ])
     func linesThatDoNotReadAreSkipped(payload: String) {
         let read = WakeUp.parse(payload)
         #expect(read == nil || read!.parts.isEmpty)
+    }
+
+    /// Numbers as `Int64(_:)` reads them, at the edges too; a user's id and a payload whole, in
+    /// any script.
+    @Test func numbersAndTextReadBackExactly() throws {
+        let read = try #require(WakeUp.parse("n\nr ann -9223372036854775808 9223372036854775807\ne t +5 - zoë:0,bo:12 {\"text\":\"é 😀\"}"))
+        #expect(read.parts == [
+            .range(UserID(rawValue: "ann"), first: Int64.min, last: Int64.max),
+            .event(type: "t", payloadJSON: #"{"text":"é 😀"}"#, createdAtMillis: 5, exceptSession: nil,
+                   numbers: [.init(user: UserID(rawValue: "zoë"), seq: 0), .init(user: UserID(rawValue: "bo"), seq: 12)]),
+        ])
     }
 
     /// A payload with a line break (not what the protocol's encoder writes) or a session id that

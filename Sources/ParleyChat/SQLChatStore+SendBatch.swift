@@ -1,0 +1,184 @@
+import Foundation
+import ParleyCore
+import ParleyFriends
+import ParleyProtocol
+import ParleyStorage
+
+/// Several sends in one go on PostgreSQL (`SendBatcher` gathers them): their contexts in one
+/// statement, each decided, then those that are stored in one statement committing alone — two
+/// round trips for the batch however many sends it holds, where each send alone costs two. A
+/// statement's fixed costs on both sides (the round trip, starting the executor, the commit, the
+/// node's handling of the answer) are what two nodes on one PostgreSQL spend most on.
+extension SQLChatStore {
+    /// One send of a batch: what `appendMessage(_:announce:deciding:)` is given.
+    struct BatchedSend: Sendable {
+        let message: MessageRecord
+        let announce: EncodedEvent
+        let decide: @Sendable (SendContext?) throws -> [UserID]?
+
+        /// Two sends of one message (a device that sent again before the answer) never share a
+        /// batch: the second finds the first stored.
+        var key: String { "\(message.dialogID.rawValue)\u{0}\(message.senderID.rawValue)\u{0}\(message.clientMessageID)" }
+    }
+
+    /// The sends' outcomes, in their order: as `appendMessage(_:announce:deciding:)` answers each.
+    /// No two may be one message (`BatchedSend.key`).
+    static func sendAll(_ sends: [BatchedSend], events: any TransactionalEvents, in sql: Transaction) throws
+        -> [Result<SettledMessage?, any Error>] {
+        let contexts = try sendContexts(sends.map { ($0.message.dialogID, $0.message.senderID) }, in: sql)
+        var outcomes: [Result<SettledMessage?, any Error>] = Array(repeating: .success(nil), count: sends.count)
+        var accepted: [(ordinal: Int, context: SendContext, recipients: [UserID])] = []
+        for (ordinal, send) in sends.enumerated() {
+            let context = contexts[ordinal]
+            do {
+                guard let recipients = try send.decide(context), let context else { continue }
+                accepted.append((ordinal, context, recipients))
+            } catch {
+                outcomes[ordinal] = .failure(error)
+            }
+        }
+        if accepted.isEmpty { return outcomes }
+        let items = accepted.map { EventBatchClauses.Item(ordinal: $0.ordinal, event: sends[$0.ordinal].announce, recipients: $0.recipients) }
+        let clauses = try events.clauses(storingEach: items, after: "news")
+        let rows = try sql.query(writeStatement(clauses), binding: [.text(batchJSON(accepted.map { ($0.ordinal, sends[$0.ordinal].message) }))] + clauses.binds)
+        var numbered: [Int: Int64] = [:], earlier: [Int: MessageRecord] = [:]
+        for row in rows where try row.decode(column: "event_user_id", as: String?.self) == nil {
+            let ordinal = Int(try row.decode(column: "ord", as: Int64.self))
+            if let seq = try row.decode(column: "new_seq", as: Int64?.self) {
+                numbered[ordinal] = seq
+            } else {
+                earlier[ordinal] = try decodeMessage(row)
+            }
+        }
+        try events.stored(clauses, rows: rows, in: sql)
+        for (ordinal, context, _) in accepted {
+            if let seq = numbered[ordinal] {
+                var message = sends[ordinal].message
+                message.seq = seq
+                outcomes[ordinal] = .success(SettledMessage(message: message, isNew: true, members: context.members))
+            } else if let message = earlier[ordinal] {
+                outcomes[ordinal] = .success(SettledMessage(message: message, isNew: false, members: context.members))
+            } else {
+                outcomes[ordinal] = .failure(ChatErrors.dialogNotFound)   // deleted since its context was read
+            }
+        }
+        return outcomes
+    }
+
+    /// What `sendContextInOneStatement` reads, for each (dialog, sender) in one statement: nil
+    /// where there is no such dialog.
+    static func sendContexts(_ sends: [(dialog: DialogID, sender: UserID)], in sql: some SQLQuerying) throws -> [SendContext?] {
+        var input = JSONTextWriter(capacity: 80 * sends.count)
+        input.openArray()
+        for (ordinal, send) in sends.enumerated() {
+            input.openElement()
+            input.member("ord", ordinal)
+            input.member("dialog_id", send.dialog.rawValue)
+            input.member("sender_id", send.sender.rawValue)
+            input.closeObject()
+        }
+        input.closeArray()
+        let standing = SQLFriendStore.standingColumns(ofSender: "i.sender_id", member: "m.user_id", toward: "d.type = 'private'")
+        let rows = try sql.query("""
+            SELECT i.ord AS ord, \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns), \(Self.joinedMemberColumns), \(standing)
+            FROM json_to_recordset(CAST(? AS JSON)) AS i (ord BIGINT, dialog_id TEXT, sender_id TEXT)
+            JOIN dialogs d ON d.id = i.dialog_id LEFT JOIN message_requests r ON r.dialog_id = d.id
+            LEFT JOIN dialog_members m ON m.dialog_id = d.id
+            ORDER BY i.ord, m.joined_at, m.user_id
+            """, binding: [.text(input.text)])
+        var contexts: [SendContext?] = Array(repeating: nil, count: sends.count)
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let ordinal = Int(try rows[start].decode(column: "ord", as: Int64.self))
+            var end = start + 1
+            while end < rows.endIndex, Int(try rows[end].decode(column: "ord", as: Int64.self)) == ordinal { end += 1 }
+            guard sends.indices.contains(ordinal) else { throw StorageError.unexpectedNull }
+            contexts[ordinal] = try context(fromRows: rows[start..<end], sender: sends[ordinal].sender)
+            start = end
+        }
+        return contexts
+    }
+
+    /// The messages of a batch as the write's JSON (`json_to_recordset`): one statement text
+    /// whatever the batch's size, prepared once per connection.
+    private static func batchJSON(_ messages: [(ordinal: Int, message: MessageRecord)]) -> String {
+        var json = JSONTextWriter(capacity: 320 * messages.count)
+        json.openArray()
+        for (ordinal, m) in messages {
+            json.openElement()
+            json.member("ord", ordinal)
+            json.member("id", m.id.rawValue)
+            json.member("dialog_id", m.dialogID.rawValue)
+            json.member("sender_id", m.senderID.rawValue)
+            json.member("client_message_id", m.clientMessageID)
+            json.member("kind", m.kind.rawValue)
+            json.member("text", ifPresent: m.text)
+            json.member("attachment_id", ifPresent: m.attachmentID?.rawValue)
+            json.member("call", ifPresent: Self.json(m.call))
+            json.member("location", ifPresent: Self.json(m.location))
+            json.member("forwarded_from", ifPresent: Self.json(m.forwardedFrom))
+            json.member("created_at", m.createdAt.storageMillis)
+            json.closeObject()
+        }
+        json.closeArray()
+        return json.text
+    }
+
+    /// `writeInOneStatement` for a batch: messages sent before under their client ids are
+    /// answered (`existing`: looked up one by one on their unique index — a join there was
+    /// planned as a scan of the whole table while it was small, and kept as it grew); each dialog's counter moves on once by its count of new messages,
+    /// which take the numbers in between in the batch's order; the dialogs' rows are locked in the
+    /// order of their ids first, so two batches that share dialogs do not deadlock. Its rows: a
+    /// new message's `ord` and `new_seq`, an earlier one's `ord` and columns, and the events'
+    /// (`event_user_id`, `event_seq`).
+    private static func writeStatement(_ clauses: EventBatchClauses) -> String {
+        let typed: [(String, String)] = [
+            ("id", "TEXT"), ("dialog_id", "TEXT"), ("seq", "BIGINT"), ("sender_id", "TEXT"), ("client_message_id", "TEXT"),
+            ("kind", "TEXT"), ("text", "TEXT"), ("attachment_id", "TEXT"), ("call", "TEXT"), ("location", "TEXT"),
+            ("forwarded_from", "TEXT"), ("created_at", "BIGINT"),
+        ]
+        let noMessage = typed.map { "CAST(NULL AS \($1)) AS \($0)" }.joined(separator: ", ")
+        let earlier = typed.map { "e.\($0.0)" }.joined(separator: ", ")
+        let noMessageAgain = typed.map { "CAST(NULL AS \($0.1))" }.joined(separator: ", ")
+        let inputColumns = typed.filter { $0.0 != "seq" }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        let inserted = typed.map { $0.0 == "seq" ? "b.base + f.k" : "f.\($0.0)" }.joined(separator: ", ")
+        return """
+            WITH input AS (
+                SELECT * FROM json_to_recordset(CAST(? AS JSON)) AS i (ord BIGINT, \(inputColumns))),
+            existing AS (
+                SELECT i.ord, m.* FROM input i CROSS JOIN LATERAL (
+                    SELECT * FROM messages WHERE dialog_id = i.dialog_id AND sender_id = i.sender_id AND client_message_id = i.client_message_id
+                    LIMIT 1) m),
+            fresh AS (
+                SELECT i.*, row_number() OVER (PARTITION BY i.dialog_id ORDER BY i.ord) AS k
+                FROM input i WHERE NOT EXISTS (SELECT 1 FROM existing e WHERE e.ord = i.ord)),
+            counted AS (
+                SELECT dialog_id, count(*) AS n, max(created_at) AS at FROM fresh GROUP BY dialog_id),
+            locked AS (
+                SELECT d.id FROM dialogs d WHERE d.id IN (SELECT dialog_id FROM counted) ORDER BY d.id FOR UPDATE),
+            bumped AS (
+                UPDATE dialogs d SET last_message_seq = d.last_message_seq + c.n, updated_at = c.at
+                FROM counted c WHERE d.id = c.dialog_id AND d.id IN (SELECT id FROM locked)
+                RETURNING d.id, d.last_message_seq - c.n AS base),
+            inserted AS (
+                INSERT INTO messages (\(Self.messageColumns))
+                SELECT \(inserted) FROM fresh f JOIN bumped b ON b.id = f.dialog_id
+                RETURNING id, seq),
+            news AS (
+                SELECT f.ord, f.dialog_id, f.sender_id, i.seq FROM fresh f JOIN inserted i ON i.id = f.id),
+            members AS (
+                UPDATE dialog_members dm SET hidden = 0,
+                    read_seq = COALESCE((SELECT max(n.seq) FROM news n WHERE n.dialog_id = dm.dialog_id AND n.sender_id = dm.user_id),
+                                        dm.read_seq)
+                WHERE dm.dialog_id IN (SELECT dialog_id FROM news)
+                  AND (dm.hidden <> 0 OR EXISTS (SELECT 1 FROM news n WHERE n.dialog_id = dm.dialog_id AND n.sender_id = dm.user_id))),
+            \(clauses.sql)
+            SELECT n.ord AS ord, n.seq AS new_seq, \(noMessage), CAST(NULL AS TEXT) AS event_user_id, CAST(NULL AS BIGINT) AS event_seq
+            FROM news n
+            UNION ALL
+            SELECT e.ord, CAST(NULL AS BIGINT), \(earlier), CAST(NULL AS TEXT), CAST(NULL AS BIGINT) FROM existing e
+            UNION ALL
+            SELECT s.ord, CAST(NULL AS BIGINT), \(noMessageAgain), s.user_id, s.seq FROM \(clauses.rows) s
+            """
+    }
+}
