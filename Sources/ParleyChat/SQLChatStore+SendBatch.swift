@@ -66,7 +66,9 @@ extension SQLChatStore {
     }
 
     /// What `sendContextInOneStatement` reads, for each (dialog, sender) in one statement: nil
-    /// where there is no such dialog.
+    /// where there is no such dialog. Each table is looked up by its key for each send (`LATERAL`,
+    /// kept apart by `OFFSET 0`): PostgreSQL takes the batch for 100 rows, and would otherwise
+    /// hash whole tables for a handful.
     static func sendContexts(_ sends: [(dialog: DialogID, sender: UserID)], in sql: some SQLQuerying) throws -> [SendContext?] {
         var input = JSONTextWriter(capacity: 80 * sends.count)
         input.openArray()
@@ -82,8 +84,9 @@ extension SQLChatStore {
         let rows = try sql.query("""
             SELECT i.ord AS ord, \(Self.qualifiedDialogColumns), \(Self.joinedRequestColumns), \(Self.joinedMemberColumns), \(standing)
             FROM json_to_recordset(CAST(? AS JSON)) AS i (ord BIGINT, dialog_id TEXT, sender_id TEXT)
-            JOIN dialogs d ON d.id = i.dialog_id LEFT JOIN message_requests r ON r.dialog_id = d.id
-            LEFT JOIN dialog_members m ON m.dialog_id = d.id
+            CROSS JOIN LATERAL (SELECT * FROM dialogs WHERE id = i.dialog_id OFFSET 0) d
+            LEFT JOIN LATERAL (SELECT * FROM message_requests WHERE dialog_id = d.id OFFSET 0) r ON TRUE
+            LEFT JOIN LATERAL (SELECT * FROM dialog_members WHERE dialog_id = d.id OFFSET 0) m ON TRUE
             ORDER BY i.ord, m.joined_at, m.user_id
             """, binding: [.text(input.text)])
         var contexts: [SendContext?] = Array(repeating: nil, count: sends.count)
@@ -128,7 +131,8 @@ extension SQLChatStore {
     /// answered (`existing`: looked up one by one on their unique index — a join there was
     /// planned as a scan of the whole table while it was small, and kept as it grew); each dialog's counter moves on once by its count of new messages,
     /// which take the numbers in between in the batch's order; the dialogs' rows are locked in the
-    /// order of their ids first, so two batches that share dialogs do not deadlock. Its rows: a
+    /// order of their ids first (one by one, by key), so two batches that share dialogs do not
+    /// deadlock. Its rows: a
     /// new message's `ord` and `new_seq`, an earlier one's `ord` and columns, and the events'
     /// (`event_user_id`, `event_seq`).
     private static func writeStatement(_ clauses: EventBatchClauses) -> String {
@@ -155,10 +159,11 @@ extension SQLChatStore {
             counted AS (
                 SELECT dialog_id, count(*) AS n, max(created_at) AS at FROM fresh GROUP BY dialog_id),
             locked AS (
-                SELECT d.id FROM dialogs d WHERE d.id IN (SELECT dialog_id FROM counted) ORDER BY d.id FOR UPDATE),
+                SELECT l.id FROM (SELECT dialog_id FROM counted ORDER BY dialog_id) c
+                CROSS JOIN LATERAL (SELECT id FROM dialogs WHERE id = c.dialog_id FOR UPDATE) l),
             bumped AS (
                 UPDATE dialogs d SET last_message_seq = d.last_message_seq + c.n, updated_at = c.at
-                FROM counted c WHERE d.id = c.dialog_id AND d.id IN (SELECT id FROM locked)
+                FROM counted c WHERE d.id = ANY (ARRAY(SELECT id FROM locked)) AND d.id = c.dialog_id
                 RETURNING d.id, d.last_message_seq - c.n AS base),
             inserted AS (
                 INSERT INTO messages (\(Self.messageColumns))
