@@ -73,6 +73,7 @@ public enum ParleyRouter {
         router.middlewares.add(TracingMiddleware())
         router.middlewares.add(ErrorMiddleware<ParleyRequestContext>(routes: routeIndex))
         router.middlewares.add(ClientAddressMiddleware(trusted: deps.trustedProxies))
+        router.middlewares.add(NulInAddressMiddleware())
         let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends, presence: deps.presence)
         let auth = BearerAuthMiddleware(accounts: deps.accounts)
         let mediaAuth = BearerAuthMiddleware(accounts: deps.accounts, queryTokenForReads: true)

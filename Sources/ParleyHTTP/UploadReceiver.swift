@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import NIOFileSystem
 import ParleyCore
+import ParleyProtocol
 import ParleyFiles
 import ParleyMultipart
 
@@ -53,6 +54,8 @@ enum UploadReceiver {
 
         func field(_ name: String) throws -> String {
             guard let value = fields[name] else { throw ParleyError(.badRequest, code: "missing_field", "\(name) is required") }
+            // As a JSON body's text: no NUL (`NulEscape`).
+            if value.utf8.contains(0) { throw ParleyError(.badRequest, code: "invalid_field", "\(name): \(NulEscape.refused)") }
             return value
         }
     }

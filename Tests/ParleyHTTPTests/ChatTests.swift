@@ -62,6 +62,11 @@ import Testing
             #expect(reply.ok == false && reply.errorCode == "invalid_json", "\(reply)")
             #expect(try await socket.command("message.send", ["dialogId": dialog, "clientMessageId": "c-1", "kind": "text", "text": "ab"]).ok == true)
             #expect(try await client.history(ann, dialog).count == 1)
+            // In the address: a dialog id or a search that holds one.
+            for path in ["/v1/dialogs/%00/messages", "/v1/users/search?q=ann%00", "/v1/dialogs/\(dialog)%00"] {
+                let reply = try await client.call(.get, path, token: ann.accessToken)
+                #expect(reply.status == .badRequest && reply.errorCode == "bad_request", "\(path): \(reply.text)")
+            }
         }
     }
 
