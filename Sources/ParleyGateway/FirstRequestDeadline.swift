@@ -71,7 +71,8 @@ final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler
     }
 
     /// `Base`'s connections, each with the deadline in front of `Base`'s own handlers (behind
-    /// TLS when `Base` is wrapped in it, so the handshake counts in the time).
+    /// TLS when `Base` is wrapped in it, so the handshake counts in the time), and for the whole
+    /// connection's life a reader that stops reading timed out (`StalledReaderTimeout`).
     struct Guarded<Base: ServerChildChannel>: ServerChildChannel {
         typealias Value = Base.Value
 
@@ -80,6 +81,7 @@ final class FirstRequestDeadline: ChannelInboundHandler, RemovableChannelHandler
 
         func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
             channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(StalledReaderTimeout(within: within), name: StalledReaderTimeout.name)
                 try channel.pipeline.syncOperations.addHandler(FirstRequestDeadline(within: within), name: FirstRequestDeadline.name)
             }.flatMap {
                 base.setup(channel: channel, logger: logger)

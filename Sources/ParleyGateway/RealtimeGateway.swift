@@ -80,7 +80,8 @@ public struct RealtimeGateway: Sendable {
     /// (Hummingbird's idle handler). Neither stays on an upgraded socket, so the timeout may be
     /// shorter than the devices' ping interval: a realtime socket's liveness is its pings (the
     /// devices' every `clientPingSeconds`, and the server's own WebSocket ping every 30 s, whose
-    /// missing pong closes it).
+    /// missing pong closes it). Any connection, upgraded or not, whose peer stops taking what it
+    /// is sent is closed once it has been that long unwritable (`StalledReaderTimeout`).
     public func serverBuilder(idleTimeout: Duration? = nil) -> HTTPServerBuilder {
         let gateway = self
         let idle = idleTimeout.map(TimeAmount.init)

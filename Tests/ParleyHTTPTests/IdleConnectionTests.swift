@@ -81,6 +81,27 @@ import Testing
         }
     }
 
+    /// A download whose client stops reading is cut once its connection has taken nothing for the
+    /// timeout: the rest of the file is never sent. (Were it kept, the client would read all of
+    /// it, and the connection would stay open for the next request.)
+    @Test func aDownloadNobodyReadsIsClosed() async throws {
+        let size = 16 << 20
+        let parley = try await Self.start { $0.maxImageBytes = 32 << 20 }
+        try await parley.test(.live) { client in
+            let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
+            let upload = try await client.call(.post, "/v1/attachments", raw: UploadTests.png(padding: size, seed: 21), token: ann.accessToken)
+            let id = try #require(upload["id"] as? String, "\(upload.text)")
+            let stalled = try await RawConnection.open(port: client.port!, reading: false)
+            try await stalled.send("GET /v1/attachments/\(id) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(ann.accessToken)\r\n\r\n")
+            try await Task.sleep(for: Self.timeout * 3)
+            let resumed = ContinuousClock.now
+            try await stalled.startReading()
+            let closed = try await stalled.closed(since: resumed, within: Self.patience)
+            #expect(closed != nil, "the connection stayed open: \(stalled.byteCount) bytes read")
+            #expect(stalled.byteCount < size, "the whole file came: \(stalled.byteCount) bytes")
+        }
+    }
+
     /// Behind TLS the deadline counts the handshake: a client that connects and never says hello
     /// goes too, while HTTPS itself is served as before.
     @Test func overTLSASilentConnectionIsClosedToo() async throws {

@@ -11,6 +11,7 @@ struct RawConnection {
 
     final class Received: Sendable {
         let text = Mutex("")
+        let count = Mutex(0)
     }
 
     private final class Collector: ChannelInboundHandler {
@@ -21,13 +22,21 @@ struct RawConnection {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let bytes = unwrapInboundIn(data)
-            received.text.withLock { $0 += String(buffer: bytes) }
+            received.count.withLock { $0 += bytes.readableBytes }
+            if received.text.withLock({ $0.utf8.count }) < 1 << 16 { received.text.withLock { $0 += String(buffer: bytes) } }
         }
     }
 
-    static func open(port: Int) async throws -> RawConnection {
+    /// `reading: false`: nothing is read (and the socket's receive buffer is small) until
+    /// `startReading()` — a client that stops taking what it is sent.
+    static func open(port: Int, reading: Bool = true) async throws -> RawConnection {
         let received = Received()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if !reading {
+            bootstrap = bootstrap.channelOption(.autoRead, value: false)
+                .channelOption(.socketOption(.so_rcvbuf), value: 4096)
+        }
+        let channel = try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(received)) }
             }
@@ -35,8 +44,15 @@ struct RawConnection {
         return RawConnection(channel: channel, received: received)
     }
 
-    /// What the server sent so far.
+    /// What the server sent so far (its first 64 KiB as text), and how many bytes.
     var text: String { received.text.withLock { $0 } }
+    var byteCount: Int { received.count.withLock { $0 } }
+
+    /// Reads from here on, as a connection opened `reading: true` does.
+    func startReading() async throws {
+        try await channel.setOption(.autoRead, value: true).get()
+        channel.read()
+    }
 
     func send(_ text: String) async throws {
         try await channel.writeAndFlush(ByteBuffer(string: text)).get()
