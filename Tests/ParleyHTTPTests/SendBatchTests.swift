@@ -24,8 +24,11 @@ import Testing
 
         func record(_ sender: UserID, _ dialog: DialogID, _ clientID: String) -> MessageRecord {
             MessageRecord(id: .generate(), dialogID: dialog, seq: 0, senderID: sender, clientMessageID: clientID, kind: .text,
-                          text: clientID, attachmentID: nil, call: nil, createdAt: Date())
+                          text: Self.text(clientID), attachmentID: nil, call: nil, createdAt: Date())
         }
+
+        /// A message's text, with what JSON escapes and what it carries as it is.
+        static func text(_ clientID: String) -> String { "\(clientID) \"q\" \\ / é 😀\n\t<b>" }
 
         /// Every member of the dialog but the sender.
         func toOthers(_ sender: UserID) -> @Sendable (SendContext?) throws -> [UserID]? {
@@ -89,9 +92,10 @@ import Testing
                 #expect(sends.count == 2 && Set(sends.map(\.settled.message.id)).count == 1)
                 #expect(sends.filter(\.settled.isNew).count == 1)
             }
-            // Each dialog numbered 1…N, once each.
+            // Each dialog numbered 1…N, once each, every text as it was sent.
             let inGroup = try await t.store.messages(in: t.group, after: 0, before: nil, limit: 100)
             let inPair = try await t.store.messages(in: t.pair, after: 0, before: nil, limit: 100)
+            for message in inGroup + inPair { #expect(message.text == Three.text(message.clientMessageID)) }
             #expect(inGroup.map(\.seq).sorted() == Array(1...30))
             #expect(inPair.map(\.seq).sorted() == Array(1...20))
             #expect(try await t.store.dialog(id: t.group)?.lastMessageSeq == 30)
@@ -104,6 +108,11 @@ import Testing
                 let events = try await t.eventsOf(user, since: since)
                 #expect(events.count == expected, "\(user)")
                 #expect(events.map(\.seq) == Array((since + 1)...(since + Int64(expected))), "\(user)")
+                // As stored: each the announcement of a message by someone else, read back whole.
+                for event in events {
+                    guard case .typing(let typing) = event.event else { Issue.record("not as sent: \(event)"); continue }
+                    #expect([t.group.rawValue, t.pair.rawValue].contains(typing.dialogId) && typing.userId != user.rawValue)
+                }
             }
             // The senders have read their own messages: their read position is their newest.
             for (user, dialog) in [(t.ann, t.group), (t.bo, t.group), (t.cy, t.group), (t.ann, t.pair), (t.bo, t.pair)] {
