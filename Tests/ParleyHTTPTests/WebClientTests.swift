@@ -55,8 +55,10 @@ let webClientDirectory = URL(fileURLWithPath: #filePath).resolvingSymlinksInPath
         let parley = try await start()
         try await parley.test { client in
             let reply = try await client.call(.get, path)
-            #expect(reply.status == .notFound, "\(path): \(reply.status) \(reply.text.prefix(200))")
-            #expect(reply.errorCode == "not_found", "\(path): \(reply.text.prefix(200))")
+            // A NUL (`%00`) is refused before any route reads the address.
+            let nul = path.contains("%00")
+            #expect(reply.status == (nul ? .badRequest : .notFound), "\(path): \(reply.status) \(reply.text.prefix(200))")
+            #expect(reply.errorCode == (nul ? "bad_request" : "not_found"), "\(path): \(reply.text.prefix(200))")
         }
     }
 
