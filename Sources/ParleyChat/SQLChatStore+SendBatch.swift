@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ParleyCore
 import ParleyFriends
 import ParleyProtocol
@@ -39,7 +40,7 @@ extension SQLChatStore {
         }
         if accepted.isEmpty { return outcomes }
         let items = accepted.map { EventBatchClauses.Item(ordinal: $0.ordinal, event: sends[$0.ordinal].announce, recipients: $0.recipients) }
-        let clauses = try events.clauses(storingEach: items, after: "news")
+        let clauses = events.clauses(storingEach: items)
         let rows = try sql.query(writeStatement(clauses), binding: [.text(batchJSON(accepted.map { ($0.ordinal, sends[$0.ordinal].message) }))] + clauses.binds)
         var numbered: [Int: Int64] = [:], earlier: [Int: MessageRecord] = [:]
         for row in rows where try row.decode(column: "event_user_id", as: String?.self) == nil {
@@ -136,6 +137,19 @@ extension SQLChatStore {
     /// new message's `ord` and `new_seq`, an earlier one's `ord` and columns, and the events'
     /// (`event_user_id`, `event_seq`).
     private static func writeStatement(_ clauses: EventBatchClauses) -> String {
+        written.withLock { written in
+            if let written, written.clauses == clauses.sql, written.rows == clauses.rows { return written.statement }
+            let statement = writing(clauses)
+            written = (clauses.sql, clauses.rows, statement)
+            return statement
+        }
+    }
+
+    /// The last write statement written, for the event clauses' text it was written around: the
+    /// same for every batch (`TransactionalEvents.clauses(storingEach:)`).
+    private static let written = Mutex<(clauses: String, rows: String, statement: String)?>(nil)
+
+    private static func writing(_ clauses: EventBatchClauses) -> String {
         let typed: [(String, String)] = [
             ("id", "TEXT"), ("dialog_id", "TEXT"), ("seq", "BIGINT"), ("sender_id", "TEXT"), ("client_message_id", "TEXT"),
             ("kind", "TEXT"), ("text", "TEXT"), ("attachment_id", "TEXT"), ("call", "TEXT"), ("location", "TEXT"),
@@ -169,7 +183,7 @@ extension SQLChatStore {
                 INSERT INTO messages (\(Self.messageColumns))
                 SELECT \(inserted) FROM fresh f JOIN bumped b ON b.id = f.dialog_id
                 RETURNING id, seq),
-            news AS (
+            news AS (   -- EventBatchClauses.changes: the event clauses store the events of these
                 SELECT f.ord, f.dialog_id, f.sender_id, i.seq FROM fresh f JOIN inserted i ON i.id = f.id),
             members AS (
                 UPDATE dialog_members dm SET hidden = 0,

@@ -21,6 +21,12 @@ public enum ServerFrame: Sendable {
     /// a JSON object): `type` and `seq` go in front of the payload's fields, so an event sent to
     /// many users is encoded once, not once per user. The same JSON as ``text`` gives, key order
     /// aside. Nil when `payload` is not an object (the caller encodes the event instead).
+    /// Whether `eventText` puts a frame together for this type and payload (for any `seq`).
+    public static func hasEventText(type: String, payloadJSON payload: String) -> Bool {
+        let bytes = payload.utf8
+        return isPlain(type) && bytes.first == UInt8(ascii: "{") && bytes.last == UInt8(ascii: "}")
+    }
+
     public static func eventText(type: String, seq: Int64, payloadJSON payload: String) -> String? {
         guard isPlain(type) else { return nil }
         return object(leading: "\"type\":\"" + type + "\",\"seq\":" + String(seq), fields: payload)

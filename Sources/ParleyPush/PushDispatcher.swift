@@ -64,7 +64,7 @@ public final class PushDispatcher: Sendable {
 
     /// Hands events over (from `EventLog.onDelivered`); decided in order on one task.
     public func observe(_ events: [StoredEvent]) {
-        let wanted = events.filter { Worker.wants($0.event) }
+        let wanted = events.filter { $0.event.map(Worker.wants) ?? false }
         if !wanted.isEmpty { queue.yield(wanted) }
     }
 
@@ -103,10 +103,10 @@ final class Worker: Sendable {
     func handle(_ event: StoredEvent) async {
         do {
             switch event.event {
-            case .callIncoming(let call): try await incomingCall(event, call)
-            case .callEnded(let ended): try await callEnded(event, ended)
-            case .messageNew(let new): try await newMessage(event, new.message)
-            case .friendRequest(let request): try await friendRequest(event, request)
+            case .callIncoming(let call)?: try await incomingCall(event, call)
+            case .callEnded(let ended)?: try await callEnded(event, ended)
+            case .messageNew(let new)?: try await newMessage(event, new.message)
+            case .friendRequest(let request)?: try await friendRequest(event, request)
             default: break
             }
         } catch {

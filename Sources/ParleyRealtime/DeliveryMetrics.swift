@@ -11,7 +11,7 @@ extension EventLog {
         onDelivered { events in
             let now = Date()
             for stored in events {
-                guard case .messageNew = stored.event else { continue }
+                guard stored.type == "message.new" else { continue }
                 delivered.record(Duration.seconds(max(0, now.timeIntervalSince(stored.createdAt))))
             }
         }

@@ -7,7 +7,7 @@ import ParleyStorage
 /// `SQLChatStore.sendAll`): each recipient's head moves on once by the number of events they get,
 /// and their events take the numbers in between, in the order of the changes.
 extension EventLog {
-    public func clauses(storingEach batch: [EventBatchClauses.Item], after changed: String) throws -> EventBatchClauses {
+    public func clauses(storingEach batch: [EventBatchClauses.Item]) -> EventBatchClauses {
         let now = clock.now()
         // As JSON (`json_to_recordset`): one statement text whatever the batch's size, prepared once.
         var recipients = JSONTextWriter(capacity: 64 * batch.count * 3), payloads = JSONTextWriter(capacity: 400 * batch.count)
@@ -30,35 +30,37 @@ extension EventLog {
         }
         recipients.closeArray()
         payloads.closeArray()
-        // Heads are upserted in the order of their user ids, as `append`'s are: two statements
-        // that share heads take their locks in one order.
-        let sql = """
-            batch_payloads AS (
-                SELECT * FROM json_to_recordset(CAST(? AS JSON)) AS p (ord BIGINT, type TEXT, payload TEXT)),
-            batch_recipients AS (
-                SELECT r.ord, r.user_id, row_number() OVER (PARTITION BY r.user_id ORDER BY r.ord) AS k,
-                       count(*) OVER (PARTITION BY r.user_id) AS n
-                FROM json_to_recordset(CAST(? AS JSON)) AS r (ord BIGINT, user_id TEXT)
-                WHERE r.ord IN (SELECT ord FROM \(changed))),
-            batch_heads AS (
-                INSERT INTO user_event_heads (user_id, last_seq)
-                SELECT user_id, max(n) FROM batch_recipients GROUP BY user_id ORDER BY user_id
-                ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + excluded.last_seq
-                RETURNING user_id, last_seq),
-            batch_events AS (
-                SELECT r.ord, r.user_id, h.last_seq - r.n + r.k AS seq, p.type, p.payload
-                FROM batch_recipients r JOIN batch_heads h ON h.user_id = r.user_id JOIN batch_payloads p ON p.ord = r.ord),
-            batch_stored AS (
-                INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session)
-                SELECT user_id, seq, type, payload, ?, CAST(NULL AS TEXT) FROM batch_events RETURNING user_id)
-            """
         let binds: [SQLValue] = [
             .text(payloads.text),
             .text(recipients.text),
             .integer(now.storageMillis),
         ]
-        return EventBatchClauses(sql: sql, binds: binds, rows: "batch_events", items: items, createdAt: now)
+        return EventBatchClauses(sql: Self.batchSQL, binds: binds, rows: "batch_events", items: items, createdAt: now)
     }
+
+    /// The batch's clauses (`clauses(storingEach:)`): one text, so the statement around them is
+    /// written once. Heads are upserted in the order of their user
+    /// ids, as `append`'s are: two statements that share heads take their locks in one order.
+    static let batchSQL = """
+        batch_payloads AS (
+            SELECT * FROM json_to_recordset(CAST(? AS JSON)) AS p (ord BIGINT, type TEXT, payload TEXT)),
+        batch_recipients AS (
+            SELECT r.ord, r.user_id, row_number() OVER (PARTITION BY r.user_id ORDER BY r.ord) AS k,
+                   count(*) OVER (PARTITION BY r.user_id) AS n
+            FROM json_to_recordset(CAST(? AS JSON)) AS r (ord BIGINT, user_id TEXT)
+            WHERE r.ord IN (SELECT ord FROM \(EventBatchClauses.changes))),
+        batch_heads AS (
+            INSERT INTO user_event_heads (user_id, last_seq)
+            SELECT user_id, max(n) FROM batch_recipients GROUP BY user_id ORDER BY user_id
+            ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + excluded.last_seq
+            RETURNING user_id, last_seq),
+        batch_events AS (
+            SELECT r.ord, r.user_id, h.last_seq - r.n + r.k AS seq, p.type, p.payload
+            FROM batch_recipients r JOIN batch_heads h ON h.user_id = r.user_id JOIN batch_payloads p ON p.ord = r.ord),
+        batch_stored AS (
+            INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session)
+            SELECT user_id, seq, type, payload, ?, CAST(NULL AS TEXT) FROM batch_events RETURNING user_id)
+        """
 
     public func stored(_ clauses: EventBatchClauses, rows: [Row], in transaction: Transaction) throws {
         var numbers: [Int: [String: Int64]] = [:]

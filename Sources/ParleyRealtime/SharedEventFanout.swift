@@ -150,7 +150,8 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     }
 
     /// Another node's wake-up: the events it carries whole, for the users connected here, are
-    /// handed on as they are (no read); the other users' numbers go in as ranges.
+    /// handed on as they are (no read, and not decoded: a socket takes them as text); the other
+    /// users' numbers go in as ranges.
     func announced(_ wakeUp: WakeUp) {
         var work: [Work] = []
         var carried: [StoredEvent] = []
@@ -160,11 +161,11 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                 for number in numbers {
                     if hub.isOnline(number.user) { here.append(number) } else { away.append(number) }
                 }
-                if !here.isEmpty, let event = RealtimeEvent.decode(type: type, payload: payloadJSON) {
+                if !here.isEmpty, StoredEvent.canCarry(type: type, payloadJSON: payloadJSON) {
                     let createdAt = Date(storageMillis: millis)
                     carried += here.map {
-                        StoredEvent(userID: $0.user, seq: $0.seq, event: event, createdAt: createdAt, exceptSession: exceptSession,
-                                    payloadJSON: payloadJSON)
+                        StoredEvent(carried: type, payloadJSON: payloadJSON, userID: $0.user, seq: $0.seq, createdAt: createdAt,
+                                    exceptSession: exceptSession)
                     }
                     work += away.map { .remote($0.user, first: $0.seq, last: $0.seq) }
                     continue

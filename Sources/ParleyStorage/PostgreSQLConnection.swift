@@ -193,11 +193,7 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
         // carry the format of its description (text, as PostgreSQL describes a statement before
         // it is bound), so they are read as what they are.
         return try rows.map { row in
-            Row(columns: columns, values: try row.map { cell in
-                var cell = cell
-                cell.format = .binary
-                return try Self.value(of: cell)
-            })
+            Row(columns: columns, values: try row.map(Self.value(ofBinary:)))
         }
     }
 
@@ -247,6 +243,25 @@ final class PostgreSQLConnection: @unchecked Sendable {   // handed to its threa
         if translations.count >= cacheLimit { translations = [:] }
         translations[sql] = translated
         return translated
+    }
+
+    /// A result cell in binary, as every result is sent whatever its `format` says: the types
+    /// most cells are (text, integers, booleans) read from the bytes as they are — a generic
+    /// `decode` costs several copies of the cell a column — the others by `value(of:)`.
+    static func value(ofBinary cell: PostgresCell) throws -> SQLValue {
+        guard let bytes = cell.bytes else { return .null }
+        let at = bytes.readerIndex
+        switch (cell.dataType, bytes.readableBytes) {
+        case (.text, _), (.varchar, _): return .text(String(buffer: bytes))
+        case (.int8, 8): if let number = bytes.getInteger(at: at, as: Int64.self) { return .integer(number) }
+        case (.int4, 4): if let number = bytes.getInteger(at: at, as: Int32.self) { return .integer(Int64(number)) }
+        case (.int2, 2): if let number = bytes.getInteger(at: at, as: Int16.self) { return .integer(Int64(number)) }
+        case (.bool, 1): if let flag = bytes.getInteger(at: at, as: UInt8.self) { return .integer(flag != 0 ? 1 : 0) }
+        default: break
+        }
+        var cell = cell
+        cell.format = .binary
+        return try value(of: cell)
     }
 
     /// A result cell as one of the values both engines share: integers (and booleans, as 0 or 1)

@@ -21,11 +21,12 @@ public protocol TransactionalEvents: Sendable {
 
     /// The events of several changes stored by one statement, on PostgreSQL: `batch` the event of
     /// each change (by the change's number in the statement, `ordinal`) and its recipients;
-    /// clauses of that statement's `WITH`, after a clause `changed` with a column `ord`, the
-    /// changes that happened — only their events are stored, numbered in the order of their
-    /// ordinals for a user who gets several. The statement selects `EventBatchClauses.rows` beside
-    /// its own; `stored(_:rows:in:)` reads them.
-    func clauses(storingEach batch: [EventBatchClauses.Item], after changed: String) throws -> EventBatchClauses
+    /// clauses of that statement's `WITH`, after a clause named `EventBatchClauses.changes` with a
+    /// column `ord`, the changes that happened — only their events are stored, numbered in the
+    /// order of their ordinals for a user who gets several. The clauses' text is the same for
+    /// every batch (the statement around them can be written once). The statement selects
+    /// `EventBatchClauses.rows` beside its own; `stored(_:rows:in:)` reads them.
+    func clauses(storingEach batch: [EventBatchClauses.Item]) -> EventBatchClauses
 
     /// What the batch's clauses stored, from the statement's rows that are theirs (a non-NULL
     /// `event_user_id`; with `event_ord` and `event_seq`): delivered after `transaction` commits.
@@ -33,10 +34,13 @@ public protocol TransactionalEvents: Sendable {
     func stored(_ clauses: EventBatchClauses, rows: [Row], in transaction: Transaction) throws
 }
 
-/// `TransactionalEvents.clauses(storingEach:after:)`: `sql` (its values `binds`, in order) are
+/// `TransactionalEvents.clauses(storingEach:)`: `sql` (its values `binds`, in order) are
 /// clauses of a `WITH`; `rows` names a clause after them whose rows are the events stored, with
 /// the columns `ord`, `user_id` and `seq`.
 public struct EventBatchClauses: Sendable {
+    /// The name of the clause, before the batch's, whose rows (`ord`) are the changes made.
+    public static let changes = "news"
+
     /// One change's event and its recipients.
     public struct Item: Sendable {
         public let ordinal: Int

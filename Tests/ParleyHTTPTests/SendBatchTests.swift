@@ -110,7 +110,7 @@ import Testing
                 #expect(events.map(\.seq) == Array((since + 1)...(since + Int64(expected))), "\(user)")
                 // As stored: each the announcement of a message by someone else, read back whole.
                 for event in events {
-                    guard case .typing(let typing) = event.event else { Issue.record("not as sent: \(event)"); continue }
+                    guard case .typing(let typing)? = event.event else { Issue.record("not as sent: \(event)"); continue }
                     #expect([t.group.rawValue, t.pair.rawValue].contains(typing.dialogId) && typing.userId != user.rawValue)
                 }
             }

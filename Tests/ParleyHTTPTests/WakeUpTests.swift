@@ -34,6 +34,31 @@ import Testing
         #expect(RealtimeEvent.decode(type: type, payload: payload) == removed)
     }
 
+    /// An event a wake-up carries is kept as its JSON (not decoded on the way to a socket): its
+    /// frame is the frame of the event it was made from, and it decodes to that event when asked.
+    /// Only a known type with an object payload is carried so.
+    @Test func aCarriedEventFramesAndDecodesAsTheEventItWasMadeFrom() throws {
+        let message = RealtimeEvent.typing(TypingEvent(dialogId: "d-1", userId: "bo \"the\" \u{1F600}"))
+        let made = Self.stored("ann", 12, message, except: "phone")
+        let payload = try #require(made.payloadJSON)
+        #expect(StoredEvent.canCarry(type: message.type, payloadJSON: payload))
+        let carried = StoredEvent(carried: message.type, payloadJSON: payload, userID: made.userID, seq: 12,
+                                  createdAt: made.createdAt, exceptSession: made.exceptSession)
+        // The frame the event itself encodes to, key order aside.
+        func object(_ text: String) throws -> NSDictionary {
+            try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary)
+        }
+        #expect(try object(carried.frame) == object(ServerFrame.event(message, seq: 12).text))
+        #expect(carried.event == message && carried.type == "typing")
+
+        #expect(!StoredEvent.canCarry(type: "story.gone", payloadJSON: payload), "a type this version does not know")
+        #expect(!StoredEvent.canCarry(type: message.type, payloadJSON: "[1]"), "not an object")
+        #expect(!StoredEvent.canCarry(type: "typ\"ing", payloadJSON: payload))
+        let unreadable = StoredEvent(carried: "typing", payloadJSON: #"{"dialogId":7}"#, userID: made.userID, seq: 1,
+                                     createdAt: made.createdAt, exceptSession: nil)
+        #expect(unreadable.event == nil && unreadable.frame == #"{"type":"typing","seq":1,"dialogId":7}"#)
+    }
+
     @Test func anEventTooLargeForANotificationGoesAsNumbersAndManyPartsSplitUnderTheLimit() throws {
         let huge = RealtimeEvent.friendRemoved(UserRefEvent(userId: String(repeating: "x", count: 9_000)))
         #expect(WakeUp.parts(for: [Self.stored("ann", 4, huge), Self.stored("bo", 9, huge)])
