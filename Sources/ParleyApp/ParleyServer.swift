@@ -165,7 +165,7 @@ public enum ParleyServer {
         chatSettings.concurrentUploadsPerUser = max(config.concurrentUploadsPerUser, 1)
         chatSettings.groupChangesPerHour = config.groupChangesPerHour
         let chat = ChatService(
-            store: SQLChatStore(database: database, events: events), friends: friends, events: events,
+            store: SQLChatStore(database: database, events: events, metrics: metrics, logger: logger), friends: friends, events: events,
             files: try FileStore(root: config.effectiveFilesDirectory + "/files"), clock: clock, settings: chatSettings, metrics: metrics,
             counters: counters, logger: logger)
         let stories = StoryService(store: SQLStoryStore(database: database), friends: friends, chat: chat, events: events,

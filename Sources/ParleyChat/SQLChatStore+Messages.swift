@@ -51,12 +51,18 @@ extension SQLChatStore {
     /// A batch of sends (`SendBatcher`): one alone as `appendAlone`; several with `sendAll`,
     /// and if its statements fail as a whole (nothing of it committed: a message sent at once
     /// through two nodes, say), each alone.
-    static func runBatch(_ sends: [BatchedSend], _ database: Database, _ events: any TransactionalEvents) async
+    static func runBatch(_ sends: [BatchedSend], _ database: Database, _ events: any TransactionalEvents, _ figures: BatchFigures) async
         -> [Result<SettledMessage?, any Error>] {
+        figures.size.record(sends.count)
         if sends.count > 1 {
             do {
                 return try await database.writeAutocommit { sql in try sendAll(sends, events: events, in: sql) }
-            } catch {}
+            } catch {
+                // Each send's own failure, if it has one, is its caller's answer below.
+                figures.fallbacks.increment()
+                figures.logger.notice("message batch failed as a whole; its sends go alone",
+                                      metadata: ["sends": "\(sends.count)", "error": "\(error)"])
+            }
         }
         return await withTaskGroup(of: (Int, Result<SettledMessage?, any Error>).self) { group in
             for (index, send) in sends.enumerated() {

@@ -1,4 +1,6 @@
+import CoreMetrics
 import Foundation
+import Logging
 import ParleyCore
 import ParleyFriends
 import ParleyProtocol
@@ -12,10 +14,17 @@ public struct SQLChatStore: ChatStore {
     /// On PostgreSQL, the sends decided in one trip gathered into batches (`sendAll`).
     let batcher: SendBatcher?
 
-    public init(database: Database, events: any TransactionalEvents) {
+    /// `metrics` and `logger` tell how the batches go on PostgreSQL (`BatchFigures`).
+    public init(database: Database, events: any TransactionalEvents, metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+                logger: Logger = Logger(label: "parley.chat")) {
         self.database = database
         self.events = events
-        batcher = database.kind == .postgresql ? SendBatcher { sends in await Self.runBatch(sends, database, events) } : nil
+        guard database.kind == .postgresql else {
+            batcher = nil
+            return
+        }
+        let figures = BatchFigures(metrics: metrics, logger: logger)
+        batcher = SendBatcher { sends in await Self.runBatch(sends, database, events, figures) }
     }
 
     static let dialogColumns = "id, type, name, avatar_attachment_id, created_by, owner_id, created_at, updated_at, last_message_seq"

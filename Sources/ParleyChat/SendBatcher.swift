@@ -1,3 +1,5 @@
+import CoreMetrics
+import Logging
 import Synchronization
 
 /// Gathers sends into batches, for PostgreSQL (`SQLChatStore.sendAll`): a send that arrives while
@@ -88,5 +90,20 @@ final class SendBatcher: Sendable {
     enum BatchError: Error {
         /// A batch answered fewer outcomes than it had sends (a defect).
         case noOutcome
+    }
+}
+
+/// How a node's batches go: their sizes (`parley_message_batch_size`), and those whose statement
+/// failed as a whole (`parley_message_batch_fallbacks_total`, and a notice in the log) — a
+/// message PostgreSQL refuses, or a lost race between nodes, each of whose sends then went alone.
+struct BatchFigures: Sendable {
+    let size: Recorder
+    let fallbacks: Counter
+    let logger: Logger
+
+    init(metrics: any MetricsFactory, logger: Logger) {
+        size = Recorder(label: "parley_message_batch_size", factory: metrics)
+        fallbacks = Counter(label: "parley_message_batch_fallbacks_total", factory: metrics)
+        self.logger = logger
     }
 }

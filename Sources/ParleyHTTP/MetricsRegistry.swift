@@ -30,6 +30,8 @@ public final class MetricsRegistry: MetricsFactory, Sendable {
         "parley_dtls_handshake_seconds": "Time from a leg's first DTLS flight to its SRTP keys.",
         "parley_mail_total": "Mail handed to the transport (the outbox or SMTP), by outcome: sent or failed.",
         "parley_typing_dropped_total": "Typing notices not passed on: more than one per person and dialog within realtime.typingIntervalSeconds.",
+        "parley_message_batch_size": "Messages stored by one statement on PostgreSQL (sends that arrived while the node's previous batch was under way).",
+        "parley_message_batch_fallbacks_total": "Batches of messages whose statement failed as a whole on PostgreSQL, so that each of their sends ran alone.",
     ]
 
     /// Buckets for the histograms whose range differs from the default (5 ms … 10 s).
@@ -38,6 +40,10 @@ public final class MetricsRegistry: MetricsFactory, Sendable {
         "parley_message_delivery_seconds": fine,
         "parley_dtls_handshake_seconds": fine,
         "parley_call_setup_seconds": [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60].map { .seconds($0) },
+    ]
+    /// Buckets of the histograms of counts (swift-metrics recorders), by name.
+    static let valueBuckets: [String: [Double]] = [
+        "parley_message_batch_size": [1, 2, 4, 8, 16, 32, 64],
     ]
     static let fine: [Duration] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5].map { .seconds($0) }
     static let standard: [Duration] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10].map { .seconds($0) }
@@ -58,7 +64,8 @@ public final class MetricsRegistry: MetricsFactory, Sendable {
 
     public func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
         guard aggregate else { return registry.makeGauge(descriptor: Self.descriptor(label), labels: dimensions) }
-        let buckets = (Self.buckets[label] ?? Self.standard).map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let buckets = Self.valueBuckets[label]
+            ?? (Self.buckets[label] ?? Self.standard).map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
         return registry.makeValueHistogram(descriptor: Self.descriptor(label), labels: dimensions, buckets: buckets)
     }
 

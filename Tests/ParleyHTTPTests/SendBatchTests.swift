@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdTesting
 @testable import ParleyChat
 import ParleyCore
+import ParleyHTTP
 import ParleyProtocol
 @testable import ParleyRealtime
 import ParleyStorage
@@ -48,11 +49,12 @@ import Testing
         }
     }
 
-    static func three(_ parley: TestParley, _ client: any TestClientProtocol) async throws -> Three {
+    static func three(_ parley: TestParley, _ client: any TestClientProtocol, metrics: MetricsRegistry = MetricsRegistry()) async throws
+        -> Three {
         let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
         let cy = try await client.signUp("Cy", "cy@example.com", outbox: parley.outbox)
         let (annID, boID, cyID) = (UserID(rawValue: ann.id), UserID(rawValue: bo.id), UserID(rawValue: cy.id))
-        let store = SQLChatStore(database: parley.parts.database, events: parley.parts.events)
+        let store = SQLChatStore(database: parley.parts.database, events: parley.parts.events, metrics: metrics)
         let group = DialogRecord(id: .generate(), type: .group, name: "Three", avatarAttachmentID: nil, createdBy: annID,
                                  createdAt: Date(), updatedAt: Date(), lastMessageSeq: 0)
         try await store.createDialog(group, pairKey: nil, members: [annID, boID, cyID])
@@ -124,12 +126,13 @@ import Testing
 
     /// A send PostgreSQL refuses (a NUL character in its text, which no PostgreSQL text holds)
     /// fails its batch's statement as a whole: each of its sends then goes alone, and only that
-    /// one fails.
+    /// one fails. The metrics count such batches, and the batches' sizes.
     @Test func aSendThatFailsItsBatchFailsAlone() async throws {
         let parley = try await TestParley.start()
         guard parley.parts.database.kind == .postgresql else { return }
         try await parley.test(.live) { client in
-            let t = try await Self.three(parley, client)
+            let metrics = MetricsRegistry()
+            let t = try await Self.three(parley, client, metrics: metrics)
             let before = try await t.events.latestSeq(of: t.cy)
             let outcomes = await withTaskGroup(of: (String, Bool).self) { group in
                 for n in 0..<30 {
@@ -147,6 +150,12 @@ import Testing
             let stored = try await t.store.messages(in: t.group, after: 0, before: nil, limit: 100)
             #expect(stored.map(\.seq).sorted() == Array(1...27))
             #expect(try await t.eventsOf(t.cy, since: before).map(\.seq) == Array((before + 1)...(before + 27)))
+            let figures = try Exposition(parsing: String(decoding: metrics.render(), as: UTF8.self))
+            let fallbacks = try #require(figures.value("parley_message_batch_fallbacks_total"))
+            #expect(fallbacks >= 1 && fallbacks <= 3, "each NUL fails its batch, unless two shared one")
+            #expect(figures.value("parley_message_batch_size_sum") == 30, "every send in one batch or another")
+            #expect(figures["parley_message_batch_size"]?.type == "histogram")
+            #expect((figures.value("parley_message_batch_size_count") ?? 30) < 30, "some went together")
         }
     }
 
