@@ -16,6 +16,7 @@
 # env: PARLEY_BIN (a folder with built `parley` and `parley-loadtest`: skips the build),
 #      LOADTEST_OUT (default loadtest-results), LOADTEST_HTTP_PORT, LOADTEST_MEDIA_PORT (node k
 #      takes the port + k of each: the two ranges must not meet, as ICE-TCP listens on the media port),
+#      LOADTEST_WARMUP_SECONDS=N (the scenario for N seconds first, unmeasured),
 #      LOADTEST_PG_STATEMENTS=FILE (--nodes: PostgreSQL loads pg_stat_statements, and its 25 costliest
 #      statements of the run are written to FILE before the cluster stops)
 set -euo pipefail
@@ -80,6 +81,7 @@ shared=() database_pid="" pg_dir=""
 cleanup() {
     if [ -n "${LOADTEST_PG_STATEMENTS:-}" ] && [ -n "$pg_dir" ]; then
         psql "$pg_url" -X -c "SELECT calls, round(total_exec_time) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, rows,
+            plans, round(total_plan_time) AS plan_ms,
             left(regexp_replace(query, '\s+', ' ', 'g'), 200) AS query FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25" \
             > "$LOADTEST_PG_STATEMENTS" 2>&1 || true
     fi
@@ -129,5 +131,13 @@ for ((k = 0; k < nodes; k++)); do
 done
 [ -z "$database_pid" ] || extra+=(--watch "postgresql=$database_pid")
 echo "loadtest: $nodes node(s) up: ${servers[*]} (pids)${database_pid:+, PostgreSQL $database_pid}" >&2
+# LOADTEST_WARMUP_SECONDS=N: the same scenario for N seconds first, unmeasured (its users and
+# report are thrown away): connections, prepared statements and caches warm before the run.
+if [ "${LOADTEST_WARMUP_SECONDS:-0}" -gt 0 ]; then
+    echo "loadtest: warming up for $LOADTEST_WARMUP_SECONDS s (not measured)" >&2
+    ${run[@]+"${run[@]}"} "$bin/parley-loadtest" "$scenario" --server "http://$http_host:$http_port" --admin-token "$token" \
+        --out "$work/warmup" ${extra[@]+"${extra[@]}"} "$@" --duration "$LOADTEST_WARMUP_SECONDS" > "$work/warmup.log" 2>&1 \
+        || { cat "$work/warmup.log"; echo "loadtest: the warm-up failed"; exit 1; }
+fi
 ${run[@]+"${run[@]}"} "$bin/parley-loadtest" "$scenario" --server "http://$http_host:$http_port" --admin-token "$token" \
     --out "${LOADTEST_OUT:-loadtest-results}" ${extra[@]+"${extra[@]}"} "$@"
