@@ -187,17 +187,18 @@ public struct ChatScenario: Sendable {
                 generator: ProcessStats.current()?.cpuSeconds, watched: watched.map { $0.cpuSeconds() })
             let connected = statuses.compactMap { $0?.connections }.reduce(0, +)
             var point = TimelinePoint(time: (now - start).seconds, active: connected, rate: 0, lossPercent: 0)
-            if let previous {
-                let elapsed = (now - previous.at).seconds
-                point.rate = Double(snapshot.acknowledged - previous.snapshot.acknowledged) / elapsed
-                let refused = snapshot.refused.values.reduce(0, +) - previous.snapshot.refused.values.reduce(0, +)
-                let answered = refused + snapshot.acknowledged - previous.snapshot.acknowledged
-                point.lossPercent = answered > 0 ? Double(refused) / Double(answered) * 100 : 0
-                let window = snapshot.delivery.subtracting(previous.snapshot.delivery)
-                point.latencyP50 = window.percentile(50).map(\.milliseconds)
-                point.latencyP99 = window.percentile(99).map(\.milliseconds)
-                point.serverCPUPercent = ChatTimeline.percent(previous.cpu.nodes, cpu.nodes, over: elapsed)
-            }
+            // The first second's window runs from the start (its sends and deliveries count in
+            // the totals, and a cold start shows there); its CPU has no reading before it.
+            let since = previous?.snapshot ?? ChatCollector.Snapshot()
+            let elapsed = (now - (previous?.at ?? start)).seconds
+            point.rate = Double(snapshot.acknowledged - since.acknowledged) / elapsed
+            let refused = snapshot.refused.values.reduce(0, +) - since.refused.values.reduce(0, +)
+            let answered = refused + snapshot.acknowledged - since.acknowledged
+            point.lossPercent = answered > 0 ? Double(refused) / Double(answered) * 100 : 0
+            let window = snapshot.delivery.subtracting(since.delivery)
+            point.latencyP50 = window.percentile(50).map(\.milliseconds)
+            point.latencyP99 = window.percentile(99).map(\.milliseconds)
+            if let previous { point.serverCPUPercent = ChatTimeline.percent(previous.cpu.nodes, cpu.nodes, over: elapsed) }
             timeline.points.append(point)
             timeline.samples.append(cpu)
             previous = (now, snapshot, cpu)
