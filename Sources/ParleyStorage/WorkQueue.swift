@@ -1,7 +1,13 @@
 import Foundation
 
-/// Jobs handed from tasks to the storage threads: a list under a condition variable. Takers
-/// block while it is empty; `stop` lets them drain what is left and then return nil.
+/// Jobs handed from tasks to the storage threads: a list under a lock. Takers block while it is
+/// empty; `stop` lets them drain what is left and then return nil.
+///
+/// A job wakes the taker that went idle last (each waits on a semaphore of its own, kept on a
+/// stack), not the one that has waited longest: under a light load the same few threads do the
+/// work, and on PostgreSQL their connections are the ones whose statements are prepared and
+/// planned and whose server process has its caches warm. Woken in turn, every connection of the
+/// pool plans each statement for its first runs, all of them at the start of a load.
 final class WorkQueue<Job>: @unchecked Sendable {
     private let condition = NSCondition()
     /// Jobs not yet taken are `jobs[head...]`: taking one moves `head` on instead of shifting the
@@ -9,23 +15,48 @@ final class WorkQueue<Job>: @unchecked Sendable {
     private var jobs: [Job] = []
     private var head = 0
     private var stopped = false
+    /// The takers waiting for a job, the last to go idle on top.
+    private var idle: [DispatchSemaphore] = []
 
     /// False once stopped: the job was not queued.
     func submit(_ job: Job) -> Bool {
         condition.lock()
-        defer { condition.unlock() }
-        guard !stopped else { return false }
+        guard !stopped else {
+            condition.unlock()
+            return false
+        }
         jobs.append(job)
-        condition.signal()
+        let taker = idle.popLast()
+        condition.unlock()
+        taker?.signal()
         return true
     }
 
     /// Every queued job, up to `limit`, waiting for one if there is none; nil once stopped and empty.
     func takeAll(limit: Int) -> [Job]? {
-        condition.lock()
-        defer { condition.unlock() }
-        while head == jobs.count && !stopped { condition.wait() }
-        if head == jobs.count { return nil }
+        var wake: DispatchSemaphore?
+        while true {
+            condition.lock()
+            if head < jobs.count {
+                let taken = take(limit: limit)
+                condition.unlock()
+                return taken
+            }
+            if stopped {
+                condition.unlock()
+                return nil
+            }
+            // Woken by a job another thread took first, it waits again, on top of the stack.
+            let semaphore = wake ?? DispatchSemaphore(value: 0)
+            wake = semaphore
+            idle.append(semaphore)
+            condition.unlock()
+            semaphore.wait()
+        }
+    }
+
+    /// Called with the lock held and a job queued.
+    private func take(limit: Int) -> [Job] {
         let end = min(jobs.count, head + limit)
         let taken = Array(jobs[head..<end])
         head = end
@@ -39,6 +70,13 @@ final class WorkQueue<Job>: @unchecked Sendable {
         return taken
     }
 
+    /// How many takers wait for a job now.
+    var idleTakers: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return idle.count
+    }
+
     /// Waits up to `timeout` seconds; true once stopped.
     func waitForStop(timeout: TimeInterval) -> Bool {
         condition.lock()
@@ -50,8 +88,11 @@ final class WorkQueue<Job>: @unchecked Sendable {
     func stop() {
         condition.lock()
         stopped = true
+        let waiting = idle
+        idle = []
         condition.broadcast()
         condition.unlock()
+        for taker in waiting { taker.signal() }
     }
 }
 
