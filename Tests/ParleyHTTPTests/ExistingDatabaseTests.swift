@@ -15,7 +15,7 @@ import Testing
         try await old.write { try $0.execute(script: DatabaseFixtures.before2026_11_25) }
         try await old.close()
 
-        let parley = try await TestParley.start(in: directory)
+        let parley = try await TestParley.start(in: directory) { $0.databaseURL = "" }   // the SQLite file above, whatever the pass
         try await parley.test { _ in
             let chat = parley.parts.chat, bo = UserID(rawValue: "u-bo"), dialog = DialogID(rawValue: "d-1")
             let (history, _) = try await chat.history(bo, dialog, before: nil, limit: 10)
