@@ -49,8 +49,15 @@ struct RawConnection {
     var byteCount: Int { received.count.withLock { $0 } }
 
     /// Reads from here on, as a connection opened `reading: true` does.
+    /// Reads from here on. A connection the server has closed already (its close can come with
+    /// the unread bytes dropped, which the socket reports without a read) has nothing left to read:
+    /// `closed(since:within:)` tells so.
     func startReading() async throws {
-        try await channel.setOption(.autoRead, value: true).get()
+        do {
+            try await channel.setOption(.autoRead, value: true).get()
+        } catch ChannelError.ioOnClosedChannel {
+            return
+        }
         channel.read()
     }
 
