@@ -18,7 +18,9 @@
 #      takes the port + k of each: the two ranges must not meet, as ICE-TCP listens on the media port),
 #      LOADTEST_WARMUP_SECONDS=N (the scenario for N seconds first, unmeasured),
 #      LOADTEST_PG_STATEMENTS=FILE (--nodes: PostgreSQL loads pg_stat_statements, and its 25 costliest
-#      statements of the run are written to FILE before the cluster stops)
+#      statements of the run are written to FILE before the cluster stops),
+#      LOADTEST_PG_LOG=FILE (--nodes: the cluster's server log is copied to FILE before it stops; with
+#      PARLEY_TEST_POSTGRES_OPTIONS="-c log_autovacuum_min_duration=0" it tells when autovacuum ran)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: scripts/loadtest.sh calls|chat|idle [parley-loadtest options]"; exit 2; }
@@ -85,6 +87,7 @@ cleanup() {
             left(regexp_replace(query, '\s+', ' ', 'g'), 200) AS query FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25" \
             > "$LOADTEST_PG_STATEMENTS" 2>&1 || true
     fi
+    [ -z "${LOADTEST_PG_LOG:-}" ] || [ -z "$pg_dir" ] || cp "$pg_dir/server.log" "$LOADTEST_PG_LOG" || true
     for pid in ${servers[@]+"${servers[@]}"}; do kill -9 "$pid" 2>/dev/null || true; done
     [ -z "$netns" ] || scripts/loadtest-netns.sh down "$netns"
     [ -z "$pg_dir" ] || scripts/postgres-test-cluster.sh stop "$pg_dir"

@@ -19,8 +19,30 @@ final class ChatCollector: Sendable {
     }
 
     private let state = Mutex(Snapshot())
+    /// Every event the sockets have received, of any type (`settled(quietFor:within:)`).
+    private let events = Atomic<Int>(0)
 
     var snapshot: Snapshot { state.withLock { $0 } }
+
+    func eventArrived() { events.add(1, ordering: .relaxed) }
+
+    /// Waits until no event has reached any socket for `quiet` (at most `limit`): what connecting
+    /// set off (each user's `user.updated` to their friends) has been stored and delivered.
+    /// The time waited; nil if the sockets were still receiving at `limit`.
+    func settled(quietFor quiet: Duration, within limit: Duration) async -> Duration? {
+        let start = ContinuousClock.now, poll = Duration.milliseconds(50)
+        var count = events.load(ordering: .relaxed), since = start
+        while ContinuousClock.now - start < limit {
+            try? await Task.sleep(for: poll)
+            let now = ContinuousClock.now, latest = events.load(ordering: .relaxed)
+            if latest != count {
+                (count, since) = (latest, now)
+            } else if now - since >= quiet {
+                return since - start
+            }
+        }
+        return nil
+    }
 
     func sent() { state.withLock { $0.sent += 1 } }
 

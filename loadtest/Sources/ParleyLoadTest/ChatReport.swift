@@ -8,6 +8,9 @@ public struct ChatReport: Sendable, Codable {
     public var groupDialogs: Int
     public var requestedMessagesPerSecond: Double
     public var sendingSeconds: Double
+    /// How long the sockets took to fall quiet after connecting, before the first send (nil: they
+    /// had not after 30 s, and the run began anyway).
+    public var settledSeconds: Double?
     public var sent: Int
     public var acknowledged: Int
     public var refused: [String: Int]
@@ -46,8 +49,9 @@ public struct ChatReport: Sendable, Codable {
 
     init(options: ChatOptions, users: Int, privateDialogs: Int, groupDialogs: Int, snapshot: ChatCollector.Snapshot,
          start: ContinuousClock.Instant, sendingSeconds: Double, timeline: ChatTimeline, nodes servers: [String] = [],
-         watched: [String] = []) {
+         watched: [String] = [], settledSeconds: Double? = nil) {
         self.users = users
+        self.settledSeconds = settledSeconds
         self.privateDialogs = privateDialogs
         self.groupDialogs = groupDialogs
         requestedMessagesPerSecond = options.messagesPerSecond

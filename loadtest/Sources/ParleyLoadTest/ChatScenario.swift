@@ -53,6 +53,11 @@ public struct ChatScenario: Sendable {
         progress.note("connecting \(users.count) realtime sockets…")
         let connections = try await connectAll(users, collector: collector)
         defer { for connection in connections { connection.close() } }
+        // Connecting told each user's friends (`user.updated`, stored and delivered): the run
+        // measures chat, so it starts once that has been delivered, not while it still is.
+        let settled = await collector.settled(quietFor: .milliseconds(500), within: .seconds(30))
+        progress.note(settled.map { "connections settled after \(Int($0.seconds * 1000)) ms (no event for 500 ms); sending…" }
+                      ?? "events still arriving 30 s after connecting; sending anyway…")
 
         let start = ContinuousClock.now
         let end = start + options.duration
@@ -72,7 +77,7 @@ public struct ChatScenario: Sendable {
         let groups = Set(dialogs.compactMap { $0.group?.id }).count
         return ChatReport(options: options, users: users.count, privateDialogs: privateCount, groupDialogs: groups,
                           snapshot: collector.snapshot, start: start, sendingSeconds: options.duration.seconds, timeline: timeline,
-                          nodes: nodes.map(\.baseURL), watched: watched.map(\.name))
+                          nodes: nodes.map(\.baseURL), watched: watched.map(\.name), settledSeconds: settled?.seconds)
     }
 
     /// Per user: its private dialog (with its pair) and its group dialog, if any.
@@ -116,6 +121,7 @@ public struct ChatScenario: Sendable {
         try await RealtimeConnection.connectAll(url: url, tokens: users.map(\.accessToken)) { index in
             let me = users[index].id
             return { frame in
+                collector.eventArrived()
                 guard frame.type == "message.new" else { return false }
                 guard frame.messageSenderID != me, let text = frame.messageBody, let sentAt = Self.sendTime(text) else { return true }
                 collector.delivered(after: (frame.receivedAt - sentAt).seconds, at: frame.receivedAt)
