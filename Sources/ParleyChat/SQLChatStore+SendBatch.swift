@@ -139,7 +139,7 @@ extension SQLChatStore {
     /// table grew, batches then taking 40–110 ms instead of 3–7). Its rows: a
     /// new message's `ord` and `new_seq`, an earlier one's `ord` and columns, and the events'
     /// (`event_user_id`, `event_seq`).
-    private static func writeStatement(_ clauses: EventBatchClauses) -> String {
+    static func writeStatement(_ clauses: EventBatchClauses) -> String {
         written.withLock { written in
             if let written, written.clauses == clauses.sql, written.rows == clauses.rows { return written.statement }
             let statement = writing(clauses)

@@ -209,4 +209,34 @@ import Testing
             #expect(try await t.store.membership(t.ann, in: t.group)?.readSeq == 2)
         }
     }
+
+    /// The batch's write statement as a connection keeps it (its generic plan, made at its sixth
+    /// run) while the dialogs are a table of a few pages, never analysed: each dialog's counter is
+    /// found by its key. Taken by `= ANY` of the locked ids, it was planned as a scan of the whole
+    /// table for each dialog of the batch, and that plan was kept as the table grew.
+    @Test func theBatchWriteFindsEachDialogByItsKeyInTheKeptPlan() async throws {
+        let parley = try await TestParley.start()
+        guard parley.parts.database.kind == .postgresql else { return }
+        try await parley.test(.live) { client in
+            let t = try await Self.three(parley, client)
+            // 600 dialogs more, in about ten pages: where a scan costs what ten lookups do.
+            try await t.database.write { sql in
+                try sql.send("""
+                    INSERT INTO dialogs (id, type, name, created_by, created_at, updated_at, last_message_seq)
+                    SELECT CAST(gen_random_uuid() AS TEXT), 'group', 'Dialog ' || n, ?, 0, 0, 0 FROM generate_series(1, 600) AS n
+                    """, t.ann.rawValue)
+            }
+            let statement = SQLChatStore.writeStatement(t.events.clauses(storingEach: []))
+            let plan = try await t.database.write { sql in
+                try sql.send("SET LOCAL plan_cache_mode = force_generic_plan")
+                try sql.send("PREPARE batch_write AS " + statement)
+                let rows = try sql.query("EXPLAIN EXECUTE batch_write('[]', '[]', '[]', 0)")
+                try sql.send("DEALLOCATE batch_write")
+                return try rows.map { try $0.decode(column: "QUERY PLAN", as: String.self) }
+            }
+            #expect(plan.contains { $0.contains("Update on dialogs") })
+            #expect(plan.contains { $0.contains("Index Scan using dialogs_pkey on dialogs d") })
+            #expect(!plan.contains { $0.contains("Seq Scan on dialogs") }, "\(plan.joined(separator: "\n"))")
+        }
+    }
 }
