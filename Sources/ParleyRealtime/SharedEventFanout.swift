@@ -210,10 +210,10 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                         defer { parts.removeAll(keepingCapacity: true) }
                         return parts
                     }
-                    for payload in WakeUp.payloads(node: node, parts: taken) {
-                        do { try await database.notify(SharedEventFanout.channel, payload: payload) } catch {
-                            logger.error("event wake-up not sent", metadata: ["error": "\(error)"])
-                        }
+                    // All in one transaction: one commit under the notify lock however many
+                    // notifications the parts take.
+                    do { try await database.notify(SharedEventFanout.channel, payloads: WakeUp.payloads(node: node, parts: taken)) } catch {
+                        logger.error("event wake-up not sent", metadata: ["error": "\(error)"])
                     }
                 }
             }

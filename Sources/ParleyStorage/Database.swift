@@ -60,7 +60,14 @@ public final class Database: Sendable {
     /// Sends `payload` to every node listening on `channel` (PostgreSQL's `pg_notify`, on a
     /// connection of its own: call it after the commit, never inside a transaction). Nothing on SQLite.
     public func notify(_ channel: String, payload: String) async throws {
-        try await signals?.notify(channel, payload: payload)
+        try await signals?.notify(channel, payloads: [payload])
+    }
+
+    /// Sends each of `payloads`, in their order, in one transaction: one commit under the
+    /// server's notify lock, and one wake-up of each listening node, for them all.
+    public func notify(_ channel: String, payloads: [String]) async throws {
+        guard !payloads.isEmpty else { return }
+        try await signals?.notify(channel, payloads: payloads)
     }
 
     /// Calls `handler` with every payload sent on `channel` from now on (PostgreSQL's `LISTEN`).

@@ -23,7 +23,8 @@ actor PostgreSQLSignals {
     }
 
     /// Nothing once closed: a wake-up after shutdown has nobody to wake.
-    func notify(_ channel: String, payload: String) async throws {
+    /// `payloads` in one statement, so in one transaction: delivered together, in their order.
+    func notify(_ channel: String, payloads: [String]) async throws {
         guard !closed else { return }
         if sender == nil || sender?.isClosed == true {
             let connection = try await connect(id: 1_000_001)
@@ -35,10 +36,10 @@ actor PostgreSQLSignals {
                 sender = connection
             }
         }
-        let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, $2)", binds: {
+        let query = PostgresQuery(unsafeSQL: "SELECT pg_notify($1, payload) FROM unnest($2::text[]) AS payload", binds: {
             var binds = PostgresBindings(capacity: 2)
             binds.append(channel)
-            binds.append(payload)
+            binds.append(payloads)
             return binds
         }())
         try await sender!.query(query, logger: logger)

@@ -375,4 +375,36 @@ import Testing
         try await database.close()
         await cleanup()
     }
+
+    /// Notifications sent together (`notify(_:payloads:)`) reach a listener whole and in their
+    /// order, after those sent before them; an empty list sends nothing.
+    @Test func notificationsSentTogetherArriveInTheirOrder() async throws {
+        let (database, cleanup) = try await Self.open(.postgresql)
+        let (heard, hearing) = AsyncStream.makeStream(of: String.self)
+        try await database.listen("parley_test_channel") { hearing.yield($0) }
+        // Long ones, and text a notification must carry as it is.
+        let together = (1...5).map { n in "\(n) " + String(repeating: "é\"\\ ", count: 1_000 + n) }
+        try await database.notify("parley_test_channel", payload: "first")
+        try await database.notify("parley_test_channel", payloads: [])
+        try await database.notify("parley_test_channel", payloads: together)
+        try await database.notify("parley_test_channel", payload: "last")
+        let expected = ["first"] + together + ["last"]
+        let listening = Task {
+            var received: [String] = []
+            for await payload in heard {
+                received.append(payload)
+                if received.count == expected.count { break }
+            }
+            return received
+        }
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(30))
+            listening.cancel()
+        }
+        let received = await listening.value
+        deadline.cancel()
+        #expect(received == expected)
+        try await database.close()
+        await cleanup()
+    }
 }
