@@ -136,7 +136,11 @@ extension SQLChatStore {
     /// deadlock, and the counters' update joins those locked rows by key (it took them by
     /// `id = ANY (ARRAY(…))`, which PostgreSQL costs as ten lookups: about as dear as a scan of a
     /// small table, and a plan that scanned the table for each dialog was chosen and kept as the
-    /// table grew, batches then taking 40–110 ms instead of 3–7). Its rows: a
+    /// table grew, batches then taking 40–110 ms instead of 3–7). A dialog's first number and a
+    /// sender's newest are looked up in a JSON object made once (`bases`, `senders`, each
+    /// `MATERIALIZED`: inlined, the object was made again for every row), not by
+    /// joining one clause to another: PostgreSQL takes a clause's rows for one and joins two
+    /// such clauses by a nested loop, whose cost grows with the square of the batch. Its rows: a
     /// new message's `ord` and `new_seq`, an earlier one's `ord` and columns, and the events'
     /// (`event_user_id`, `event_seq`).
     static func writeStatement(_ clauses: EventBatchClauses) -> String {
@@ -162,7 +166,7 @@ extension SQLChatStore {
         let earlier = typed.map { "e.\($0.0)" }.joined(separator: ", ")
         let noMessageAgain = typed.map { "CAST(NULL AS \($0.1))" }.joined(separator: ", ")
         let inputColumns = typed.filter { $0.0 != "seq" }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
-        let inserted = typed.map { $0.0 == "seq" ? "b.base + f.k" : "f.\($0.0)" }.joined(separator: ", ")
+        let inserted = typed.map { "f.\($0.0)" }.joined(separator: ", ")
         return """
             WITH input AS (
                 SELECT * FROM json_to_recordset(CAST(? AS JSON)) AS i (ord BIGINT, \(inputColumns))),
@@ -176,24 +180,32 @@ extension SQLChatStore {
             counted AS (
                 SELECT dialog_id, count(*) AS n, max(created_at) AS at FROM fresh GROUP BY dialog_id),
             locked AS (
-                SELECT l.id FROM (SELECT dialog_id FROM counted ORDER BY dialog_id) c
+                SELECT l.id, c.n, c.at FROM (SELECT dialog_id, n, at FROM counted ORDER BY dialog_id) c
                 CROSS JOIN LATERAL (SELECT id FROM dialogs WHERE id = c.dialog_id FOR UPDATE) l),
             bumped AS (
-                UPDATE dialogs d SET last_message_seq = d.last_message_seq + c.n, updated_at = c.at
-                FROM locked l JOIN counted c ON c.dialog_id = l.id WHERE d.id = l.id
-                RETURNING d.id, d.last_message_seq - c.n AS base),
+                UPDATE dialogs d SET last_message_seq = d.last_message_seq + l.n, updated_at = l.at
+                FROM locked l WHERE d.id = l.id
+                RETURNING d.id, d.last_message_seq - l.n AS base),
+            bases AS MATERIALIZED (
+                SELECT jsonb_object_agg(id, base) AS m FROM bumped),
+            numbered AS (
+                SELECT f.*, CAST(b.m ->> f.dialog_id AS BIGINT) + f.k AS seq FROM fresh f CROSS JOIN bases b
+                WHERE b.m ->> f.dialog_id IS NOT NULL),
             inserted AS (
                 INSERT INTO messages (\(Self.messageColumns))
-                SELECT \(inserted) FROM fresh f JOIN bumped b ON b.id = f.dialog_id
-                RETURNING id, seq),
+                SELECT \(inserted) FROM numbered f
+                RETURNING id),
             news AS (   -- EventBatchClauses.changes: the event clauses store the events of these
-                SELECT f.ord, f.dialog_id, f.sender_id, i.seq FROM fresh f JOIN inserted i ON i.id = f.id),
+                SELECT ord, dialog_id, sender_id, seq FROM numbered),
+            senders AS MATERIALIZED (
+                SELECT jsonb_object_agg(dialog_id || ' ' || sender_id, seq) AS m
+                FROM (SELECT dialog_id, sender_id, max(seq) AS seq FROM news GROUP BY dialog_id, sender_id) s),
             members AS (
                 UPDATE dialog_members dm SET hidden = 0,
-                    read_seq = COALESCE((SELECT max(n.seq) FROM news n WHERE n.dialog_id = dm.dialog_id AND n.sender_id = dm.user_id),
-                                        dm.read_seq)
+                    read_seq = COALESCE(CAST(s.m ->> (dm.dialog_id || ' ' || dm.user_id) AS BIGINT), dm.read_seq)
+                FROM senders s
                 WHERE dm.dialog_id IN (SELECT dialog_id FROM news)
-                  AND (dm.hidden <> 0 OR EXISTS (SELECT 1 FROM news n WHERE n.dialog_id = dm.dialog_id AND n.sender_id = dm.user_id))),
+                  AND (dm.hidden <> 0 OR s.m ->> (dm.dialog_id || ' ' || dm.user_id) IS NOT NULL)),
             \(clauses.sql)
             SELECT n.ord AS ord, n.seq AS new_seq, \(noMessage), CAST(NULL AS TEXT) AS event_user_id, CAST(NULL AS BIGINT) AS event_seq
             FROM news n

@@ -41,6 +41,10 @@ extension EventLog {
     /// The batch's clauses (`clauses(storingEach:)`): one text, so the statement around them is
     /// written once. Heads are upserted in the order of their user
     /// ids, as `append`'s are: two statements that share heads take their locks in one order.
+    /// Each recipient's new head is looked up in one JSON object (`batch_lasts`, `MATERIALIZED`:
+    /// inlined, the object was made again for every row), not joined:
+    /// PostgreSQL takes a clause's rows for one and joins two such clauses by a nested loop, whose
+    /// cost grows with the square of the batch.
     static let batchSQL = """
         batch_payloads AS (
             SELECT * FROM json_to_recordset(CAST(? AS JSON)) AS p (ord BIGINT, type TEXT, payload TEXT)),
@@ -54,9 +58,11 @@ extension EventLog {
             SELECT user_id, max(n) FROM batch_recipients GROUP BY user_id ORDER BY user_id
             ON CONFLICT (user_id) DO UPDATE SET last_seq = user_event_heads.last_seq + excluded.last_seq
             RETURNING user_id, last_seq),
+        batch_lasts AS MATERIALIZED (
+            SELECT jsonb_object_agg(user_id, last_seq) AS m FROM batch_heads),
         batch_events AS (
-            SELECT r.ord, r.user_id, h.last_seq - r.n + r.k AS seq, p.type, p.payload
-            FROM batch_recipients r JOIN batch_heads h ON h.user_id = r.user_id JOIN batch_payloads p ON p.ord = r.ord),
+            SELECT r.ord, r.user_id, CAST(l.m ->> r.user_id AS BIGINT) - r.n + r.k AS seq, p.type, p.payload
+            FROM batch_recipients r CROSS JOIN batch_lasts l JOIN batch_payloads p ON p.ord = r.ord),
         batch_stored AS (
             INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session)
             SELECT user_id, seq, type, payload, ?, CAST(NULL AS TEXT) FROM batch_events RETURNING user_id)
