@@ -189,8 +189,9 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
 
     /// The wake-ups not yet sent, and the task that sends them: what commits while one
     /// `pg_notify` is on its way goes in the next, and one goes at most every `spacing` — so a
-    /// busy node sends a few hundred a second, not one per commit (each is a transaction of its
-    /// own on the server, under its notify lock, and wakes every node's listening connection).
+    /// busy node sends a few hundred a second, not one per commit (each wake-up is a transaction
+    /// on the server, however many notifications its parts take, under its notify lock, and wakes
+    /// every node's listening connection).
     /// A wake-up after a quiet spell goes at once.
     final class WakeUps: Sendable {
         private let parts = Mutex<[WakeUp.Part]>([])
