@@ -128,21 +128,23 @@ extension SQLChatStore {
         return json.text
     }
 
-    /// `writeInOneStatement` for a batch: messages sent before under their client ids are
-    /// answered (`existing`: looked up one by one on their unique index — a join there was
-    /// planned as a scan of the whole table while it was small, and kept as it grew); each dialog's counter moves on once by its count of new messages,
-    /// which take the numbers in between in the batch's order; the dialogs' rows are locked in the
-    /// order of their ids first (one by one, by key), so two batches that share dialogs do not
-    /// deadlock, and the counters' update joins those locked rows by key (it took them by
-    /// `id = ANY (ARRAY(…))`, which PostgreSQL costs as ten lookups: about as dear as a scan of a
-    /// small table, and a plan that scanned the table for each dialog was chosen and kept as the
-    /// table grew, batches then taking 40–110 ms instead of 3–7). A dialog's first number and a
-    /// sender's newest are looked up in a JSON object made once (`bases`, `senders`, each
-    /// `MATERIALIZED`: inlined, the object was made again for every row), not by
-    /// joining one clause to another: PostgreSQL takes a clause's rows for one and joins two
-    /// such clauses by a nested loop, whose cost grows with the square of the batch. Its rows: a
-    /// new message's `ord` and `new_seq`, an earlier one's `ord` and columns, and the events'
-    /// (`event_user_id`, `event_seq`).
+    /// `writeInOneStatement` for a batch. Each clause reaches a table by key, never by a plan
+    /// PostgreSQL may choose to scan — its generic plan, made while a table is small, is kept as
+    /// it grows (SendBatchTests checks the dialogs'):
+    /// - messages sent before under their client ids are answered (`existing`, one lookup each
+    ///   on their unique index);
+    /// - each dialog's counter moves on once by its count of new messages, which take the numbers
+    ///   in between in the batch's order; the dialogs' rows are locked in the order of their ids
+    ///   first, so two batches that share dialogs do not deadlock, and the update joins the
+    ///   locked rows by key (not `= ANY` of their ids, costed as ten lookups: a scan, on a small
+    ///   table);
+    /// - a dialog's first number and a sender's newest are looked up in a JSON object made once
+    ///   (`bases`, `senders`; `MATERIALIZED`, or it is made again for every row), not joined:
+    ///   clauses are taken for one row each and joined by nested loops, a cost that grows with
+    ///   the square of the batch.
+    ///
+    /// Its rows: a new message's `ord` and `new_seq`, an earlier one's `ord` and columns, and the
+    /// events' (`event_user_id`, `event_seq`).
     static func writeStatement(_ clauses: EventBatchClauses) -> String {
         written.withLock { written in
             if let written, written.clauses == clauses.sql, written.rows == clauses.rows { return written.statement }

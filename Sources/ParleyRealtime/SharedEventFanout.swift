@@ -211,8 +211,6 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                         defer { parts.removeAll(keepingCapacity: true) }
                         return parts
                     }
-                    // All in one transaction: one commit under the notify lock however many
-                    // notifications the parts take.
                     do { try await database.notify(SharedEventFanout.channel, payloads: WakeUp.payloads(node: node, parts: taken)) } catch {
                         logger.error("event wake-up not sent", metadata: ["error": "\(error)"])
                     }

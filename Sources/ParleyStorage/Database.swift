@@ -60,7 +60,7 @@ public final class Database: Sendable {
     /// Sends `payload` to every node listening on `channel` (PostgreSQL's `pg_notify`, on a
     /// connection of its own: call it after the commit, never inside a transaction). Nothing on SQLite.
     public func notify(_ channel: String, payload: String) async throws {
-        try await signals?.notify(channel, payloads: [payload])
+        try await notify(channel, payloads: [payload])
     }
 
     /// Sends each of `payloads`, in their order, in one transaction: one commit under the

@@ -51,11 +51,11 @@ public struct ChatReport: Sendable, Codable {
          start: ContinuousClock.Instant, sendingSeconds: Double, timeline: ChatTimeline, nodes servers: [String] = [],
          watched: [String] = [], settledSeconds: Double? = nil) {
         self.users = users
-        self.settledSeconds = settledSeconds
         self.privateDialogs = privateDialogs
         self.groupDialogs = groupDialogs
         requestedMessagesPerSecond = options.messagesPerSecond
         self.sendingSeconds = sendingSeconds
+        self.settledSeconds = settledSeconds
         sent = snapshot.sent
         acknowledged = snapshot.acknowledged
         refused = snapshot.refused
