@@ -7,7 +7,7 @@ suites=(
   RegistrationTests VerificationTests SessionTests PasswordResetTests PhoneSignInTests ProfileTests UserSearchTests
   FriendsTests FriendsTableTests BlocksEverywhereTests
   ChatTests ChatDeliveryTests UploadTests StoriesTests QuotesTests
-  TransactionalEventsTests SendInOneStepTests SendBatchTests RealtimeGatewayTests SlowConsumerTests CallSignallingTests
+  TransactionalEventsTests SendInOneStepTests SendBatchTests RowsFollowTheirParentsTests RealtimeGatewayTests SlowConsumerTests CallSignallingTests
   AdminTests LimitsTests BoundaryTests WireDatesTests
   GroupAdminTests MessageRequestTests PresenceTests EmailChangeTests
 )

@@ -46,5 +46,11 @@ public enum ChatMigrations {
                 CREATE INDEX "message_requests_to" ON "message_requests" ("to_user", "status")
                 """#)
         },
+        // A message is inserted only by the statement that moves its dialog's counter (the row
+        // locked there, or no message): on PostgreSQL messages follow their dialog by a trigger,
+        // not a key checked for each message.
+        Migration("chat.5") { sql in
+            try sql.deleteWithParent("messages", column: "dialog_id", parent: "dialogs")
+        },
     ]
 }

@@ -23,5 +23,11 @@ public enum EventMigrations {
             try sql.execute(#"CREATE TABLE "node_parcels" ("id" TEXT PRIMARY KEY, "body" TEXT NOT NULL, "created_at" INTEGER NOT NULL)"#)
             try sql.execute(#"CREATE INDEX "node_parcels_created" ON "node_parcels" ("created_at")"#)
         },
+        Migration("events.4") { sql in
+            // Every event is stored beside its recipient's head, upserted in the same statement,
+            // whose own foreign key refuses an account that is gone: on PostgreSQL the events follow
+            // their account by a trigger, not a key checked for each event.
+            try sql.deleteWithParent("user_events", column: "user_id", parent: "users")
+        },
     ]
 }
