@@ -63,6 +63,8 @@ public struct ParleyConfiguration: Sendable {
     public var eventRetentionDays = 7
     /// Frames a realtime connection may have waiting before it counts as too slow and is closed.
     public var mailboxCapacity = 1024
+    /// Bytes a realtime connection may have waiting before it counts as too slow and is closed.
+    public var mailboxBytes = 4 << 20
     /// Realtime sockets one user may hold open, all devices together.
     public var maxConnectionsPerUser = 20
     /// How often an open realtime socket asks the store again whether its session is open
@@ -245,6 +247,7 @@ public struct ParleyConfiguration: Sendable {
         concurrentUploadsPerUser = config.int(forKey: "uploads.concurrentUploadsPerUser", default: d.concurrentUploadsPerUser)
         eventRetentionDays = config.int(forKey: "realtime.eventRetentionDays", default: d.eventRetentionDays)
         mailboxCapacity = config.int(forKey: "realtime.mailboxCapacity", default: d.mailboxCapacity)
+        mailboxBytes = config.int(forKey: "realtime.mailboxBytes", default: d.mailboxBytes)
         maxConnectionsPerUser = config.int(forKey: "realtime.maxConnectionsPerUser", default: d.maxConnectionsPerUser)
         sessionRecheckSeconds = config.double(forKey: "realtime.sessionRecheckSeconds", default: d.sessionRecheckSeconds)
         clientPingSeconds = config.int(forKey: "realtime.clientPingSeconds", default: d.clientPingSeconds)

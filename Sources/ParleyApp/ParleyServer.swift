@@ -203,7 +203,7 @@ public enum ParleyServer {
         let presence = PresenceService(accounts: accounts, friends: friends, chat: chat, events: events, publicBaseURL: publicBaseURL,
                                        logger: logger)
         let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers, presence: presence,
-                                      settings: .init(mailboxCapacity: config.mailboxCapacity,
+                                      settings: .init(mailboxCapacity: config.mailboxCapacity, mailboxBytes: max(config.mailboxBytes, 64 << 10),
                                                       maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1),
                                                       sessionRecheckInterval: .milliseconds(Int64(max(config.sessionRecheckSeconds, 0) * 1000)),
                                                       clientPingSeconds: min(max(config.clientPingSeconds, 1), 300),

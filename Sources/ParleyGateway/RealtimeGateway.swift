@@ -19,6 +19,8 @@ public struct RealtimeGateway: Sendable {
     public struct Settings: Sendable {
         public var maxFrameBytes: Int
         public var mailboxCapacity: Int
+        /// The bytes a socket's mailbox may hold waiting (``Mailbox``).
+        public var mailboxBytes: Int
         /// Open sockets one user may hold, all devices together; more are not upgraded
         /// (the router answers `429 too_many_connections`).
         public var maxConnectionsPerUser: Int
@@ -33,13 +35,15 @@ public struct RealtimeGateway: Sendable {
         /// One `typing` per person and dialog is passed on this often; more are dropped (`TypingThrottle`).
         public var typingInterval: Duration
 
-        public init(maxFrameBytes: Int = 64 * 1024, mailboxCapacity: Int = 1024, maxConnectionsPerUser: Int = 20,
+        public init(maxFrameBytes: Int = 64 * 1024, mailboxCapacity: Int = 1024, mailboxBytes: Int = Mailbox.defaultByteCapacity,
+                    maxConnectionsPerUser: Int = 20,
                     sessionRecheckInterval: Duration = .seconds(10), clientPingSeconds: Int = 25, typingInterval: Duration = .seconds(2)) {
             self.typingInterval = typingInterval
             self.sessionRecheckInterval = sessionRecheckInterval
             self.clientPingSeconds = clientPingSeconds
             self.maxFrameBytes = maxFrameBytes
             self.mailboxCapacity = mailboxCapacity
+            self.mailboxBytes = mailboxBytes
             self.maxConnectionsPerUser = maxConnectionsPerUser
         }
     }

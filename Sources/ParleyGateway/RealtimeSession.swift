@@ -22,7 +22,8 @@ struct RealtimeSession {
     let sessionCheck = SessionRecheck(confirmedAt: .now)
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async throws {
-        let mailbox = Mailbox(userID: principal.userID, sessionID: principal.sessionID, capacity: gateway.settings.mailboxCapacity)
+        let mailbox = Mailbox(userID: principal.userID, sessionID: principal.sessionID, capacity: gateway.settings.mailboxCapacity,
+                              byteCapacity: gateway.settings.mailboxBytes)
         // A device that stopped reading would hold the writer forever: past the mailbox's bound
         // the connection goes (it reconnects and syncs), and nobody else waits on it.
         let logger = self.logger

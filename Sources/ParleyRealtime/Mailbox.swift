@@ -3,8 +3,10 @@ import ParleyCore
 import Synchronization
 
 /// A live connection's inbox: frames wait here until the connection's writer takes them.
-/// Bounded: a connection that falls too far behind is told to go (and will `sync` on return),
-/// so one slow phone never holds up anyone else.
+/// Bounded in frames and in bytes: a connection that falls too far behind is told to go (and will
+/// `sync` on return), so one slow phone never holds up anyone else, and a device that stops reading
+/// holds no more of the server's memory than the bound — however long the frames it is sent (a
+/// message of 4 000 characters, escaped, is tens of kilobytes).
 ///
 /// The writer is woken, not polled: the first frame offered after a `take()` calls the writer's
 /// wake-up (`onFrames`), and everything offered until its `take()` rides along with that one
@@ -15,10 +17,16 @@ public final class Mailbox: Sendable {
     public let userID: UserID
     public let sessionID: SessionID
     private let capacity: Int
+    private let byteCapacity: Int
     private let state = Mutex(State())
+
+    /// The bytes a mailbox holds at most unless told otherwise (`realtime.mailboxBytes`).
+    public static let defaultByteCapacity = 4 << 20
 
     private struct State {
         var queued: [String] = []
+        /// The UTF-8 bytes of `queued`.
+        var queuedBytes = 0
         /// The writer has been woken and has not taken yet: offers until then need no wake-up.
         var wakePending = false
         /// Taken by the writer and not yet handed to the socket (`written`).
@@ -39,10 +47,13 @@ public final class Mailbox: Sendable {
         }
     }
 
-    public init(userID: UserID, sessionID: SessionID, capacity: Int) {
+    /// `capacity` frames and `byteCapacity` bytes wait at most; a single frame larger than
+    /// `byteCapacity` (a long page of `sync`) is still taken when nothing else waits.
+    public init(userID: UserID, sessionID: SessionID, capacity: Int, byteCapacity: Int = Mailbox.defaultByteCapacity) {
         self.userID = userID
         self.sessionID = sessionID
         self.capacity = capacity
+        self.byteCapacity = byteCapacity
     }
 
     /// The writer: `wake` is called (outside any lock, on the offering thread) when frames wait
@@ -62,17 +73,20 @@ public final class Mailbox: Sendable {
     /// A closed mailbox takes nothing more.
     public func offer(_ frame: String) {
         enum Outcome { case queued, wake(@Sendable () -> Void), overflowed((@Sendable () -> Void)?, [CheckedContinuation<Void, Never>]), refused }
+        let size = frame.utf8.count
         let outcome = state.withLock { state -> Outcome in
             if state.closed { return .refused }
-            if state.queued.count >= capacity {
+            if state.queued.count >= capacity || (!state.queued.isEmpty && state.queuedBytes + size > byteCapacity) {
                 state.closed = true
                 state.overflowed = true
                 state.queued = []
+                state.queuedBytes = 0
                 state.inFlight = 0
                 state.wake = nil
                 return .overflowed(state.overflowAction, state.takeFinishWaiters())
             }
             state.queued.append(frame)
+            state.queuedBytes += size
             guard !state.wakePending, let wake = state.wake else { return .queued }
             state.wakePending = true
             return .wake(wake)
@@ -94,6 +108,7 @@ public final class Mailbox: Sendable {
             if state.closed { state.wake = nil }
             var taken: [String] = []
             swap(&taken, &state.queued)
+            state.queuedBytes = 0
             state.inFlight += taken.count
             return taken
         }

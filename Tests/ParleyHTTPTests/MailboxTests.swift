@@ -32,8 +32,8 @@ import Testing
         var now: Int { value.load(ordering: .relaxed) }
     }
 
-    static func mailbox(capacity: Int = 16) -> Mailbox {
-        Mailbox(userID: UserID(rawValue: "ann"), sessionID: SessionID(rawValue: "ann-phone"), capacity: capacity)
+    static func mailbox(capacity: Int = 16, bytes: Int = Mailbox.defaultByteCapacity) -> Mailbox {
+        Mailbox(userID: UserID(rawValue: "ann"), sessionID: SessionID(rawValue: "ann-phone"), capacity: capacity, byteCapacity: bytes)
     }
 
     @Test func aBurstWakesTheWriterOnceAndArrivesInOrder() {
@@ -94,6 +94,37 @@ import Testing
         await mailbox.finished()
         writer.drain()
         #expect(writer.written.withLock { $0 }.isEmpty, "a connection told to go gets nothing more; it syncs when back")
+    }
+
+    @Test func theBytesWaitingAreBoundedToo() async {
+        let mailbox = Self.mailbox(capacity: 100, bytes: 1000)
+        let writer = Writer(mailbox)
+        let overflows = Count()
+        mailbox.onOverflow { overflows.add() }
+        let long = String(repeating: "é", count: 150)   // 300 bytes in UTF-8, 150 characters
+        for _ in 0..<3 { mailbox.offer(long) }
+        writer.drain()
+        for _ in 0..<3 { mailbox.offer(long) }
+        #expect(!mailbox.didOverflow, "what was taken no longer counts: 900 bytes wait")
+        mailbox.offer("a frame of 101 bytes: " + String(repeating: "x", count: 79))
+        #expect(mailbox.didOverflow, "1 001 bytes would wait, in 7 frames of the 100 allowed")
+        #expect(overflows.now == 1)
+        await mailbox.finished()
+        writer.drain()
+        #expect(writer.written.withLock { $0 }.count == 3, "only what was taken before the overflow was written")
+    }
+
+    @Test func oneFrameLargerThanTheBoundIsTakenWhenNothingWaits() {
+        let mailbox = Self.mailbox(capacity: 100, bytes: 1000)
+        let writer = Writer(mailbox)
+        let page = String(repeating: "x", count: 5000)   // a long page of sync
+        mailbox.offer(page)
+        #expect(!mailbox.didOverflow)
+        writer.drain()
+        mailbox.offer(page)
+        #expect(!mailbox.didOverflow, "again, once the first was taken")
+        mailbox.offer("one more")
+        #expect(mailbox.didOverflow, "but nothing may wait behind it past the bound")
     }
 
     @Test func aCancelledWaitForTheEndReturns() async {

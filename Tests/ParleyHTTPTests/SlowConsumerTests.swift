@@ -3,13 +3,24 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import NIOPosix
+import ParleyApp
 import ParleyCore
 import Testing
 
-/// A device that stops reading is closed once it falls too far behind; nobody else waits for it.
+/// A device that stops reading is closed once it falls too far behind — in frames or in bytes;
+/// nobody else waits for it.
 @Suite struct SlowConsumerTests {
     @Test func aDeviceThatStopsReadingIsClosedAndOthersCarryOn() async throws {
-        let parley = try await TestParley.start { $0.mailboxCapacity = 64; $0.messagesPerMinute = 100_000 }
+        try await stalledDeviceIsClosed { $0.mailboxCapacity = 64 }
+    }
+
+    /// The frame bound is far away (100 000); long messages reach the byte bound first.
+    @Test func aDeviceThatStopsReadingIsClosedPastTheBytesItMayHaveWaiting() async throws {
+        try await stalledDeviceIsClosed { $0.mailboxCapacity = 100_000; $0.mailboxBytes = 256 << 10 }
+    }
+
+    private func stalledDeviceIsClosed(_ bound: (inout ParleyConfiguration) -> Void) async throws {
+        let parley = try await TestParley.start { bound(&$0); $0.messagesPerMinute = 100_000 }
         try await parley.test(.live) { client in
             let ann = try await client.signUp("Ann", "ann@example.com", outbox: parley.outbox)
             let bo = try await client.signUp("Bo", "bo@example.com", outbox: parley.outbox)

@@ -18,7 +18,11 @@
  *   cache as SQLite has it: Parley's wrapper, Sources/CParleySQLite/PageCache.c, passes the
  *   scratch page number of a rebalance through), sqlite-wal-writes (each WAL write its own system
  *   call, as SQLite makes them: Parley's VFS, Sources/CParleySQLite/WALWrites.c, gathers a
- *   transaction's).
+ *   transaction's), events-without-rowid (user_events WITHOUT ROWID), no-events-created (user_events
+ *   without its created_at index), no-events (no event rows stored: what they cost), no-context (no
+ *   send context read: what it costs), shared-payload (an event's payload stored once, in a table
+ *   of its own, and each recipient's row a reference to it, WITHOUT ROWID), shared-payload-indexed
+ *   (the same, the references indexed by payload as pruning would need), page-N (`page_size` N).
  * env: WARMUP (messages before the timing, 20 000), MESSAGES (timed, 30 000), BATCH (messages a
  *   transaction, 256; under load the server's batches are smaller, and each commit's own cost
  *   weighs more a message). */
@@ -38,7 +42,8 @@ static int BATCH = 256;
 typedef struct {
     sqlite3 *db;
     const char *name;
-    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads, sqlitePageCache, sqliteWALWrites;
+    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads, sqlitePageCache, sqliteWALWrites, eventsWithoutRowid, noEventsCreated, noEvents, noContext, pageSize, shared, sharedIndex;
+    sqlite3_stmt *bodyInsert, *refsInsert[6];
     unsigned random;
     sqlite3_stmt *dialogRead, *membersRead, *blockersRead, *towardRead, *existingRead, *counterMove, *messageInsert,
         *foldedInsert, *counterSet, *membershipUpdate, *headsUpsert[6], *eventsInsert[6], *lastEvent, *savepoint, *release, *begin, *commit;
@@ -91,6 +96,7 @@ static void send(Replay *r, int user, int dialog) {
     sprintf(clientID, "c-%ld", r->sent);
     sprintf(id, "%08lx-0000-7000-8000-000000000000", r->sent);
     const char *me = users[user], *in = dialogs[dialog];
+    if (!r->noContext) {
     text(r->dialogRead, 1, in); run(r->dialogRead, -1);
     text(r->membersRead, 1, in); run(r->membersRead, -1);
     text(r->blockersRead, 1, me); run(r->blockersRead, -1);
@@ -100,6 +106,7 @@ static void send(Replay *r, int user, int dialog) {
         text(r->towardRead, 1, me); text(r->towardRead, 2, other);
         text(r->towardRead, 3, lowFirst ? me : other); text(r->towardRead, 4, lowFirst ? other : me);
         run(r->towardRead, -1);
+    }
     }
     long long seq;
     if (r->folded) {
@@ -143,6 +150,18 @@ static void send(Replay *r, int user, int dialog) {
     for (int i = 0; i < n; i++) {
         text(events, 6 * i + 1, users[recipients[i]]); integer(events, 6 * i + 2, numbers[i]); text(events, 6 * i + 3, "message.new");
         text(events, 6 * i + 4, payload); integer(events, 6 * i + 5, NOW); sqlite3_bind_null(events, 6 * i + 6);
+    }
+    if (r->noEvents) { sqlite3_clear_bindings(events); return; }
+    if (r->shared) {
+        sqlite3_clear_bindings(events);
+        sqlite3_stmt *b = r->bodyInsert;
+        text(b, 1, "message.new"); text(b, 2, payload); integer(b, 3, NOW); sqlite3_bind_null(b, 4);
+        run(b, -1);
+        long long body = sqlite3_last_insert_rowid(r->db);
+        sqlite3_stmt *refs = r->refsInsert[n];
+        for (int i = 0; i < n; i++) { text(refs, 3 * i + 1, users[recipients[i]]); integer(refs, 3 * i + 2, numbers[i]); integer(refs, 3 * i + 3, body); }
+        run(refs, -1);
+        return;
     }
     run(events, -1);
 }
@@ -232,7 +251,13 @@ static void prepareSend(Replay *r) {
         strcpy(sql, "INSERT INTO user_events (user_id, seq, type, payload, created_at, except_session) VALUES ");
         for (int i = 0; i < n; i++) strcat(sql, i ? ", (?, ?, ?, ?, ?, ?)" : "(?, ?, ?, ?, ?, ?)");
         r->eventsInsert[n] = prepare(sql);
+        if (r->shared) {
+            strcpy(sql, "INSERT INTO user_event_refs (user_id, seq, body) VALUES ");
+            for (int i = 0; i < n; i++) strcat(sql, i ? ", (?, ?, ?)" : "(?, ?, ?)");
+            r->refsInsert[n] = prepare(sql);
+        }
     }
+    if (r->shared) r->bodyInsert = prepare("INSERT INTO event_bodies (type, payload, created_at, except_session) VALUES (?, ?, ?, ?)");
     r->lastEvent = prepare("SELECT coalesce(max(seq), 0) + 1 FROM user_events WHERE user_id = ?");
     r->savepoint = prepare("SAVEPOINT job"); r->release = prepare("RELEASE job");
     r->begin = prepare("BEGIN IMMEDIATE"); r->commit = prepare("COMMIT");
@@ -248,7 +273,7 @@ static char *schemaFor(const char *schema, const Replay *r) {
         if (!table) { fprintf(stderr, "no %s in the schema\n", tables[t]); exit(1); }
         char *end = strchr(table, ';'), *key = strstr(table, keys);
         if (r->noEventKeys && key && key < end) memset(key, ' ', strlen(keys));
-        if (r->headsWithoutRowid && t == 0) {
+        if ((r->headsWithoutRowid && t == 0) || (r->eventsWithoutRowid && t == 1)) {
             size_t at = end - text;
             char *longer = malloc(strlen(text) + 16);
             memcpy(longer, text, at);
@@ -257,6 +282,11 @@ static char *schemaFor(const char *schema, const Replay *r) {
             free(text);
             text = longer;
         }
+    }
+    if (r->noEventsCreated) {
+        char *index = strstr(text, "CREATE INDEX \"user_events_created\"");
+        if (!index) { fprintf(stderr, "no user_events_created in the schema\n"); exit(1); }
+        memset(index, ' ', strchr(index, ';') + 1 - index);
     }
     return text;
 }
@@ -292,6 +322,13 @@ int main(int argc, char **argv) {
             else if (!strcmp(name, "no-heads")) v->noHeads = 1;
             else if (!strcmp(name, "sqlite-page-cache")) v->sqlitePageCache = 1;
             else if (!strcmp(name, "sqlite-wal-writes")) v->sqliteWALWrites = 1;
+            else if (!strcmp(name, "events-without-rowid")) v->eventsWithoutRowid = 1;
+            else if (!strcmp(name, "no-events-created")) v->noEventsCreated = 1;
+            else if (!strcmp(name, "no-events")) v->noEvents = 1;
+            else if (!strcmp(name, "no-context")) v->noContext = 1;
+            else if (!strcmp(name, "shared-payload")) v->shared = 1;
+            else if (!strcmp(name, "shared-payload-indexed")) v->shared = v->sharedIndex = 1;
+            else if (!strncmp(name, "page-", 5)) v->pageSize = atoi(name + 5);
             else { fprintf(stderr, "unknown variant %s\n", name); return 2; }
         }
     }
@@ -310,11 +347,17 @@ int main(int argc, char **argv) {
         use(replay);
         replay->random = 1;
         /* The writer's settings (SQLiteEngine); the WAL is not checkpointed while timing. */
+        if (replay->pageSize) { char pragma[64]; snprintf(pragma, sizeof pragma, "PRAGMA page_size=%d", replay->pageSize); script(pragma); }
         script("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON; PRAGMA cache_size=-65536; "
                "PRAGMA temp_store=MEMORY; PRAGMA wal_autocheckpoint=0;");
         char *tables = schemaFor(schema, replay);
         script(tables);
         free(tables);
+        if (replay->shared) {
+            script("CREATE TABLE event_bodies (id INTEGER PRIMARY KEY, type TEXT NOT NULL, payload TEXT NOT NULL, created_at INTEGER NOT NULL, except_session TEXT);"
+                   "CREATE TABLE user_event_refs (user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE, seq INTEGER NOT NULL, body INTEGER NOT NULL, PRIMARY KEY (user_id, seq)) WITHOUT ROWID;");
+            if (replay->sharedIndex) script("CREATE INDEX user_event_refs_body ON user_event_refs (body)");
+        }
         seed();
         prepareSend(replay);
         sendBatches(replay, warmup);

@@ -22,7 +22,7 @@ start
 stop
 sqlite3 "$work/data/parley.sqlite" .schema | grep -v '^CREATE TABLE sqlite_' > "$work/schema.sql" 2>/dev/null \
     || python3 -c "import sqlite3,sys; print(';\n'.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute(\"SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid\")) + ';')" "$work/data/parley.sqlite" > "$work/schema.sql"
-gcc -O2 -o "$work/sqlite-send" -I Sources/CParleySQLite/include scripts/bench/sqlite-send.c Sources/CParleySQLite/PageCache.c -lsqlite3
+gcc -O2 -o "$work/sqlite-send" -I Sources/CParleySQLite/include scripts/bench/sqlite-send.c Sources/CParleySQLite/PageCache.c Sources/CParleySQLite/WALWrites.c -lsqlite3
 for round in $(seq 1 "$rounds"); do
     echo "round $round:"
     rm -rf "$work/replay" && mkdir "$work/replay"
