@@ -21,12 +21,13 @@ extension AiortcEchoTests {
         return (leg, offer, answer)
     }
 
-    /// Progress lines up to the first at or after `seconds` into the call.
-    static func progress(of peer: AiortcPeer, until seconds: Double) async throws -> AiortcPeer.Message {
+    /// Progress lines up to the first at or after `seconds` into the call that has decoded at
+    /// least `audioFrames` frames of audio.
+    static func progress(of peer: AiortcPeer, until seconds: Double, audioFrames: Int = 0) async throws -> AiortcPeer.Message {
         while true {
             let message = try await peer.next(timeout: .seconds(40))
             try #require(message.type == "progress", "peer reported: \(message.error ?? message.type)")
-            if (message.t ?? 0) >= seconds { return message }
+            if (message.t ?? 0) >= seconds, (message.audioFrames ?? 0) >= audioFrames { return message }
         }
     }
 
@@ -64,7 +65,10 @@ extension AiortcEchoTests {
         let peer = try AiortcPeer(python: python, arguments: ["--seconds", "20", "--progress", "0.25"])
         do {
             let (leg, _, _) = try await Self.echoCallThroughProxy(relay: relay, proxy: proxy, peer: peer)
-            let atSwitch = try await Self.progress(of: peer, until: 3)
+            // The switch comes once media has flowed to the first address for a while (100 audio
+            // frames echoed back, ~2 s): on a loaded machine the call took long enough to connect
+            // that 3 s into it only 65 packets had.
+            let atSwitch = try await Self.progress(of: peer, until: 3, audioFrames: 100)
             let before = await relay.counters()
             let oldPort = try #require(proxy.legs.first?.localPort)
             #expect(await relay.stats(for: leg)?.sendAddress == PeerAddress(ipv4: 0x7F00_0001, port: UInt16(oldPort)))
