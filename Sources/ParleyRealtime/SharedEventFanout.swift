@@ -193,10 +193,20 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
     /// on the server, however many notifications its parts take, under its notify lock, and wakes
     /// every node's listening connection).
     /// A wake-up after a quiet spell goes at once.
+    ///
+    /// A wake-up that could not be sent (its connection dropped and cannot connect again yet) is
+    /// kept and sent with the next try, after 50 ms, then twice as long each time up to 2 s: the
+    /// other nodes learn of those events late, not never (a socket there whose user has nothing
+    /// more committed would otherwise wait for its next reconnect). What is kept is bounded: past
+    /// `heldLimit` parts the oldest go, and the other nodes read what they miss from the table when
+    /// a later number for the same user arrives.
     final class WakeUps: Sendable {
         private let parts = Mutex<[WakeUp.Part]>([])
         private let bell: AsyncStream<Void>.Continuation
         static let spacing: Duration = .milliseconds(2)
+        static let firstRetry: Duration = .milliseconds(50)
+        static let longestRetry: Duration = .seconds(2)
+        static let heldLimit = 10_000
 
         init(node: String, database: Database, logger: Logger) {
             let (rings, bell) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -204,15 +214,29 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
             // Holds this object until `stop` ends the rings.
             Task { [self] in
                 var sent: ContinuousClock.Instant?
+                var held: [WakeUp.Part] = []
+                var retry = Self.firstRetry
                 for await _ in rings {
                     if let sent, ContinuousClock.now < sent + Self.spacing { try? await Task.sleep(until: sent + Self.spacing) }
                     sent = .now
-                    let taken = parts.withLock { parts in
+                    let taken = held + parts.withLock { parts in
                         defer { parts.removeAll(keepingCapacity: true) }
                         return parts
                     }
-                    do { try await database.notify(SharedEventFanout.channel, payloads: WakeUp.payloads(node: node, parts: taken)) } catch {
-                        logger.error("event wake-up not sent", metadata: ["error": "\(error)"])
+                    held = []
+                    guard !taken.isEmpty else { continue }
+                    do {
+                        try await database.notify(SharedEventFanout.channel, payloads: WakeUp.payloads(node: node, parts: taken))
+                        retry = Self.firstRetry
+                    } catch {
+                        let dropped = max(taken.count - Self.heldLimit, 0)
+                        logger.error("event wake-up not sent; trying again", metadata: [
+                            "error": "\(error)", "in": "\(retry)", "parts": "\(taken.count - dropped)", "dropped": "\(dropped)",
+                        ])
+                        held = Array(taken.dropFirst(dropped))
+                        try? await Task.sleep(for: retry)
+                        retry = min(retry * 2, Self.longestRetry)
+                        bell.yield()   // a no-op once stopped
                     }
                 }
             }

@@ -214,25 +214,72 @@ extension TwoNodesTests {
 }
 
 extension TwoNodesTests {
-    /// The listening connections drop (the server restarted them, a proxy cut them): each node
-    /// listens again, and what was committed meanwhile still reaches the sockets on the other node.
-    @Test func eventsStillCrossAfterTheListeningConnectionsDrop() async throws {
-        try await Self.twoNodes { one, node1, two, node2 in
+    /// Ann writes on node one, Bo's device listens on node two, and one message has crossed.
+    struct Crossing: Sendable {
+        let ann: TestUser, dialog: String, node1: any TestClientProtocol, boSocket: RealtimeClient
+        /// The shared database's name.
+        let database: String
+
+        func send(_ text: String) async throws -> Bool { try await node1.sendText(ann, dialog, text).status == .created }
+
+        /// Runs `statements` as the PostgreSQL server's administrator.
+        func administer(_ statements: [String]) async throws {
+            try await PostgreSQLURL(TestPostgreSQL.serverURL()).administer(statements, logger: Logger(label: "test-postgresql"))
+        }
+
+        /// The texts of the next `count` messages Bo's device gets.
+        func received(_ count: Int) async throws -> [String] {
+            try await boSocket.events("message.new", count: count, timeout: .seconds(10)).compactMap { $0.message?["text"] as? String }
+        }
+    }
+
+    static func crossing(_ body: @escaping @Sendable (Crossing) async throws -> Void) async throws {
+        try await twoNodes { one, node1, _, node2 in
             let (ann, bo, dialog) = try await node1.annAndBoInTheirDialog(outbox: one.outbox)
             let (boSocket, _) = try await RealtimeClient.connect(port: node2.port!, token: bo.accessToken)
             defer { boSocket.close() }
             #expect(try await node1.sendText(ann, dialog, "before").status == .created)
             _ = try await boSocket.next { $0.type == "message.new" }
+            try await body(Crossing(ann: ann, dialog: dialog, node1: node1, boSocket: boSocket,
+                                    database: try PostgreSQLURL(one.config.databaseURL).database))
+        }
+    }
 
-            let database = try PostgreSQLURL(one.config.databaseURL).database
-            try await PostgreSQLURL(TestPostgreSQL.serverURL()).administer([
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND query LIKE 'LISTEN%'",
-            ], logger: Logger(label: "test-postgresql"))
-            #expect(try await node1.sendText(ann, dialog, "while listening again").status == .created)
+    /// The listening connections drop (the server restarted them, a proxy cut them): each node
+    /// listens again, and what was committed meanwhile still reaches the sockets on the other node.
+    @Test func eventsStillCrossAfterTheListeningConnectionsDrop() async throws {
+        try await Self.crossing { crossing in
+            try await crossing.administer([
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(crossing.database)' AND query LIKE 'LISTEN%'",
+            ])
+            #expect(try await crossing.send("while listening again"))
             try await Task.sleep(for: .seconds(1))
-            #expect(try await node1.sendText(ann, dialog, "after").status == .created)
-            let got = try await boSocket.events("message.new", count: 2, timeout: .seconds(10))
-            #expect(got.compactMap { $0.message?["text"] as? String } == ["while listening again", "after"])
+            #expect(try await crossing.send("after"))
+            #expect(try await crossing.received(2) == ["while listening again", "after"])
+        }
+    }
+
+    /// The connection that sends wake-ups drops and cannot connect again for a while: the wake-up
+    /// is kept and sent once it can, and the event reaches the socket on the other node — though
+    /// nothing more is committed for its user.
+    @Test func aWakeUpThatCouldNotBeSentGoesOnceItCan() async throws {
+        try await Self.crossing { crossing in
+            // The database takes no new connection, and the connections that sent wake-ups go.
+            try await crossing.administer([
+                #"ALTER DATABASE "\#(crossing.database)" ALLOW_CONNECTIONS false"#,
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(crossing.database)' AND query LIKE 'SELECT pg_notify%'",
+            ])
+            let sent: Result<Bool, any Error> = await {
+                do {
+                    try await Task.sleep(for: .milliseconds(300))
+                    let created = try await crossing.send("while no wake-up could go")
+                    try await Task.sleep(for: .milliseconds(700))
+                    return .success(created)
+                } catch { return .failure(error) }
+            }()
+            try await crossing.administer([#"ALTER DATABASE "\#(crossing.database)" ALLOW_CONNECTIONS true"#])
+            #expect(try sent.get(), "the message was stored while no connection could be made")
+            #expect(try await crossing.received(1) == ["while no wake-up could go"])
         }
     }
 }
