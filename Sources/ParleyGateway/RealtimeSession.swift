@@ -149,7 +149,12 @@ struct RealtimeSession {
             let page = try await gateway.events.events(of: user, since: max(since, 0), limit: min(max(limit ?? 500, 1), 1000))
             // Events meant for every device but this one (answered elsewhere) are skipped.
             let mine = page.events.filter { $0.exceptSession != device }
-            for event in mine { mailbox.offer(event.frame) }
+            // A page may be megabytes (a thousand long messages): it goes as the device reads it,
+            // not past the mailbox's byte bound.
+            for event in mine {
+                await mailbox.room(below: gateway.settings.mailboxBytes / 2)
+                mailbox.offer(event.frame)
+            }
             return .synced(count: mine.count, latestSeq: page.latest, more: page.lastSeq < page.latest,
                            calls: await calls.liveCalls(of: user, device: device))
         case .messageSend(let message):

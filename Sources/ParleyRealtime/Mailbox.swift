@@ -36,8 +36,15 @@ public final class Mailbox: Sendable {
         var wake: (@Sendable () -> Void)?
         var overflowAction: (@Sendable () -> Void)?
         var finishWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+        /// Offerers waiting for the bytes queued to fall (`room(below:)`).
+        var roomWaiters: [CheckedContinuation<Void, Never>] = []
 
         var isDrained: Bool { queued.isEmpty && inFlight == 0 }
+
+        mutating func takeRoomWaiters() -> [CheckedContinuation<Void, Never>] {
+            defer { roomWaiters = [] }
+            return roomWaiters
+        }
 
         /// Once closed and drained, whoever waits for the end is let go.
         mutating func takeFinishWaiters() -> [CheckedContinuation<Void, Never>] {
@@ -48,7 +55,7 @@ public final class Mailbox: Sendable {
     }
 
     /// `capacity` frames and `byteCapacity` bytes wait at most; a single frame larger than
-    /// `byteCapacity` (a long page of `sync`) is still taken when nothing else waits.
+    /// `byteCapacity` is still taken when nothing else waits.
     public init(userID: UserID, sessionID: SessionID, capacity: Int, byteCapacity: Int = Mailbox.defaultByteCapacity) {
         self.userID = userID
         self.sessionID = sessionID
@@ -83,7 +90,7 @@ public final class Mailbox: Sendable {
                 state.queuedBytes = 0
                 state.inFlight = 0
                 state.wake = nil
-                return .overflowed(state.overflowAction, state.takeFinishWaiters())
+                return .overflowed(state.overflowAction, state.takeFinishWaiters() + state.takeRoomWaiters())
             }
             state.queued.append(frame)
             state.queuedBytes += size
@@ -103,14 +110,31 @@ public final class Mailbox: Sendable {
     /// Everything waiting, in order; the next offer wakes the writer again. Call `written` with
     /// the count once the frames are handed to the socket.
     public func take() -> [String] {
-        state.withLock { state in
+        let (taken, waiters) = state.withLock { state in
             state.wakePending = false
             if state.closed { state.wake = nil }
             var taken: [String] = []
             swap(&taken, &state.queued)
             state.queuedBytes = 0
             state.inFlight += taken.count
-            return taken
+            return (taken, state.takeRoomWaiters())
+        }
+        waiters.forEach { $0.resume() }
+        return taken
+    }
+
+    /// Returns once fewer than `bytes` bytes and half the frames the mailbox takes wait to be
+    /// taken, or the mailbox is closed: a reply of many frames (a page of `sync`) goes at the pace
+    /// the device reads, within the bounds, where offered at once it could pass them and close a
+    /// connection that only reads slowly.
+    public func room(below bytes: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if state.closed || (state.queuedBytes < bytes && state.queued.count < capacity / 2) { return true }
+                state.roomWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
@@ -141,7 +165,7 @@ public final class Mailbox: Sendable {
             // A wake-up already sent still drains what waits (see `offer`): the writer, which
             // holds this mailbox, is let go.
             if !state.wakePending { state.wake = nil }
-            return state.takeFinishWaiters()
+            return state.takeFinishWaiters() + state.takeRoomWaiters()
         }
         waiters.forEach { $0.resume() }
     }

@@ -127,6 +127,27 @@ import Testing
         #expect(mailbox.didOverflow, "but nothing may wait behind it past the bound")
     }
 
+    @Test func roomWaitsUntilTheWriterTakesOrTheMailboxCloses() async {
+        let mailbox = Self.mailbox(capacity: 100, bytes: 1000)
+        let writer = Writer(mailbox)
+        let roomMade = Count()
+        mailbox.offer(String(repeating: "x", count: 600))
+        let waiting = Task { await mailbox.room(below: 500); roomMade.add() }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(roomMade.now == 0, "600 bytes wait")
+        writer.drain()
+        await waiting.value
+        #expect(roomMade.now == 1, "none wait once the writer took them")
+
+        mailbox.offer(String(repeating: "x", count: 600))
+        let closing = Task { await mailbox.room(below: 500); roomMade.add() }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(roomMade.now == 1)
+        mailbox.close()
+        await closing.value
+        #expect(roomMade.now == 2, "a closed mailbox lets the offerer go")
+    }
+
     @Test func aCancelledWaitForTheEndReturns() async {
         let mailbox = Self.mailbox()
         let finished = Task { await mailbox.finished() }

@@ -19,6 +19,26 @@ import Testing
         try await stalledDeviceIsClosed { $0.mailboxCapacity = 100_000; $0.mailboxBytes = 256 << 10 }
     }
 
+    /// A page of `sync` far larger than the byte bound (100 long messages, ~400 KB, against
+    /// 64 KiB) goes at the pace the device reads it, and arrives whole.
+    @Test func aSyncPageLargerThanTheByteBoundArrivesWhole() async throws {
+        let parley = try await TestParley.start { $0.mailboxBytes = 64 << 10; $0.messagesPerMinute = 100_000 }
+        try await parley.test(.live) { client in
+            let (ann, bo, dialog) = try await client.annAndBoInTheirDialog(outbox: parley.outbox)
+            let text = String(repeating: "y", count: 3900)
+            for n in 0..<100 {
+                #expect(try await client.sendText(ann, dialog, "\(n) \(text)").status == .created)
+            }
+            let (boSocket, _) = try await RealtimeClient.connect(port: client.port!, token: bo.accessToken)
+            defer { boSocket.close() }
+            let reply = try await boSocket.command("sync", ["since": 0])
+            #expect(reply.ok == true, "\(reply.text)")
+            let messages = try await boSocket.events("message.new", count: 100)
+            #expect(messages.compactMap { ($0.message?["text"] as? String)?.prefix(while: { $0 != " " }) } == (0..<100).map { Substring("\($0)") })
+            #expect(await !boSocket.isClosed)
+        }
+    }
+
     private func stalledDeviceIsClosed(_ bound: (inout ParleyConfiguration) -> Void) async throws {
         let parley = try await TestParley.start { bound(&$0); $0.messagesPerMinute = 100_000 }
         try await parley.test(.live) { client in
