@@ -67,8 +67,9 @@ public struct ParleyConfiguration: Sendable {
     public var mailboxBytes = 4 << 20
     /// Realtime sockets one user may hold open, all devices together.
     public var maxConnectionsPerUser = 20
-    /// How often an open realtime socket asks the store again whether its session is open
-    /// (a session that ends closes its sockets at once; this is the backstop).
+    /// The longest an open realtime socket goes without asking the store again whether its
+    /// session is open (each asks after a random half to all of it; a session that ends closes
+    /// its sockets at once, and this is the backstop).
     public var sessionRecheckSeconds = 10.0
     /// How often devices should `ping` an idle realtime socket (the hello's `pingIntervalSeconds`).
     public var clientPingSeconds = 25

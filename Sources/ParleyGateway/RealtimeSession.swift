@@ -200,19 +200,29 @@ extension RealtimeSession {
     }
 }
 
-/// When a socket last found its session open in the store.
+/// When a socket last found its session open in the store, and when it asks again: after a
+/// share of the interval drawn afresh each time (`spread`, half to all of it), so that sockets
+/// opened together — every device reconnecting after a node restarts — do not all ask the store
+/// in the same moment, every interval, for as long as they stay. The interval stays the longest
+/// a socket goes without asking.
 final class SessionRecheck: Sendable {
-    private let confirmedAt: Mutex<ContinuousClock.Instant>
+    private struct State {
+        var confirmedAt: ContinuousClock.Instant
+        var share: Double
+    }
+
+    static let spread: ClosedRange<Double> = 0.5...1
+    private let state: Mutex<State>
 
     init(confirmedAt: ContinuousClock.Instant) {
-        self.confirmedAt = Mutex(confirmedAt)
+        state = Mutex(State(confirmedAt: confirmedAt, share: .random(in: Self.spread)))
     }
 
     func isDue(every interval: Duration, now: ContinuousClock.Instant = .now) -> Bool {
-        confirmedAt.withLock { now - $0 >= interval }
+        state.withLock { now - $0.confirmedAt >= interval * $0.share }
     }
 
     func confirm(now: ContinuousClock.Instant = .now) {
-        confirmedAt.withLock { $0 = now }
+        state.withLock { $0 = State(confirmedAt: now, share: .random(in: Self.spread)) }
     }
 }
