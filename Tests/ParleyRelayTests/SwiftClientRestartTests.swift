@@ -69,12 +69,17 @@ struct SwiftClientRestartTests {
         #expect(await exchange(alice, bob, from: 100) == 50, "the same SRTP keys after the restart")
         #expect(await exchange(bob, alice, from: 50) == 50)
 
-        // Old credentials: dropped once the overlap has passed.
-        try await Task.sleep(for: .milliseconds(2_300))
+        // Old credentials: dropped once the overlap (2 s from the relay's first new check) has
+        // passed — with a second to spare, and the count awaited: with the whole suite running the
+        // relay was seen to count the check more than 0.2 s after it was sent.
+        try await Task.sleep(for: .milliseconds(3_000))
         let staleBefore = await relay.counters()[.staleCredentials]
         alice.sendRaw(check(username: "\(oldUfrag):\(alice.local.ufrag)", password: oldPassword, useCandidate: false))
-        try await Task.sleep(for: .milliseconds(200))
-        let counters = await relay.counters()
+        var counters = await relay.counters()
+        for _ in 0..<100 where counters[.staleCredentials] == staleBefore {
+            try await Task.sleep(for: .milliseconds(20))
+            counters = await relay.counters()
+        }
         #expect(counters[.staleCredentials] == staleBefore + 1, "\(counters.droppedByName.filter { $0.value > 0 })")
         #expect(counters[.srtpAuthFail] == 0 && counters.iceRestarts == 1)
         #expect(await exchange(alice, bob, from: 150) == 50)
