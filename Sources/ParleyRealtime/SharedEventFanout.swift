@@ -219,10 +219,12 @@ public final class SharedEventFanout: EventFanout, @unchecked Sendable {   // `c
                 for await _ in rings {
                     if let sent, ContinuousClock.now < sent + Self.spacing { try? await Task.sleep(until: sent + Self.spacing) }
                     sent = .now
-                    let taken = held + parts.withLock { parts in
+                    let fresh = parts.withLock { parts in
                         defer { parts.removeAll(keepingCapacity: true) }
                         return parts
                     }
+                    // Nothing held back is the usual case: no copy of the parts for it.
+                    let taken = held.isEmpty ? fresh : held + fresh
                     held = []
                     guard !taken.isEmpty else { continue }
                     do {
