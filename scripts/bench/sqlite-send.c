@@ -42,7 +42,7 @@ static int BATCH = 256;
 typedef struct {
     sqlite3 *db;
     const char *name;
-    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads, sqlitePageCache, sqliteWALWrites, eventsWithoutRowid, noEventsCreated, noEvents, noContext, pageSize, shared, sharedIndex;
+    int savepoints, folded, membersOrder, noEventKeys, headsWithoutRowid, noHeads, sqlitePageCache, sqliteWALWrites, eventsWithoutRowid, noEventsCreated, noEvents, noContext, pageSize, shared, sharedIndex, batch;
     sqlite3_stmt *bodyInsert, *refsInsert[6];
     unsigned random;
     sqlite3_stmt *dialogRead, *membersRead, *blockersRead, *towardRead, *existingRead, *counterMove, *messageInsert,
@@ -169,7 +169,7 @@ static void send(Replay *r, int user, int dialog) {
 static void sendBatches(Replay *r, long count) {
     for (long done = 0; done < count;) {
         run(r->begin, -1);
-        for (int i = 0; i < BATCH; i++, done++) {
+        for (int i = 0; i < (r->batch ? r->batch : BATCH) && done < count; i++, done++) {
             int user = rand_r(&r->random) % USERS;
             if (r->savepoints) run(r->savepoint, -1);
             send(r, user, dialogsOf[user][rand_r(&r->random) % 2]);
@@ -329,6 +329,7 @@ int main(int argc, char **argv) {
             else if (!strcmp(name, "shared-payload")) v->shared = 1;
             else if (!strcmp(name, "shared-payload-indexed")) v->shared = v->sharedIndex = 1;
             else if (!strncmp(name, "page-", 5)) v->pageSize = atoi(name + 5);
+            else if (!strncmp(name, "batch-", 6)) v->batch = atoi(name + 6);
             else { fprintf(stderr, "unknown variant %s\n", name); return 2; }
         }
     }
