@@ -115,6 +115,7 @@ start_node() {
         MEDIA_ANNOUNCED_ADDRESS=$announce MEDIA_ANNOUNCED_ADDRESSES=::1 \
         DATA_DIRECTORY="$work/node$k/data" ADMIN_TOKEN="$token" AUTH_BCRYPT_COST=4 \
         LIMITS_MESSAGES_PER_MINUTE=${LIMITS_MESSAGES_PER_MINUTE:-1000000} LIMITS_CALL_INVITES_PER_MINUTE=${LIMITS_CALL_INVITES_PER_MINUTE:-1000000} \
+        LIMITS_REQUESTS_PER_SECOND=${LIMITS_REQUESTS_PER_SECOND:-1000000} LIMITS_REQUEST_BURST=${LIMITS_REQUEST_BURST:-1000000} \
         LOG_LEVEL=${LOG_LEVEL:-warning} "$bin/parley" --config config/parley.yaml > "$work/node$k/server.log" 2>&1 &
     local server=$!
     disown $server

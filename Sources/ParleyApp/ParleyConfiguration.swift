@@ -48,6 +48,11 @@ public struct ParleyConfiguration: Sendable {
     public var storiesPerDay = 100
     /// Group creations, renames, new pictures, additions and removals per user and hour, together.
     public var groupChangesPerHour = 200
+    /// What one user may ask of a node, every authenticated request and realtime command
+    /// together (`RequestBudget`): this many a second on average (0: no budget)…
+    public var requestsPerSecond: Double = 50
+    /// …and up to this many at once.
+    public var requestBurst = 500
     /// Days after which an account whose address was never verified is deleted.
     public var unverifiedAccountDays = 7
     public var loginWindowSeconds = 900
@@ -237,6 +242,8 @@ public struct ParleyConfiguration: Sendable {
         iceRestartsPerMinute = config.int(forKey: "limits.iceRestartsPerMinute", default: d.iceRestartsPerMinute)
         storiesPerDay = config.int(forKey: "limits.storiesPerDay", default: d.storiesPerDay)
         groupChangesPerHour = config.int(forKey: "limits.groupChangesPerHour", default: d.groupChangesPerHour)
+        requestsPerSecond = config.double(forKey: "limits.requestsPerSecond", default: d.requestsPerSecond)
+        requestBurst = config.int(forKey: "limits.requestBurst", default: d.requestBurst)
         loginAttemptsPerAddress = config.int(forKey: "auth.loginAttemptsPerAddress", default: d.loginAttemptsPerAddress)
         unverifiedAccountDays = config.int(forKey: "auth.unverifiedAccountDays", default: d.unverifiedAccountDays)
         loginWindowSeconds = config.int(forKey: "auth.loginWindowSeconds", default: d.loginWindowSeconds)

@@ -202,13 +202,14 @@ public enum ParleyServer {
         friends.onBlock { blocker, blocked in await chat.blocked(blocked, by: blocker) }
         let presence = PresenceService(accounts: accounts, friends: friends, chat: chat, events: events, publicBaseURL: publicBaseURL,
                                        logger: logger)
+        let budget = RequestBudget(perSecond: max(config.requestsPerSecond, 0), burst: config.requestBurst, metrics: metrics)
         let gateway = RealtimeGateway(accounts: accounts, events: events, chat: chat, calls: calls, iceServers: iceServers, presence: presence,
                                       settings: .init(mailboxCapacity: config.mailboxCapacity, mailboxBytes: max(config.mailboxBytes, 64 << 10),
                                                       maxConnectionsPerUser: max(config.maxConnectionsPerUser, 1),
                                                       sessionRecheckInterval: .milliseconds(Int64(max(config.sessionRecheckSeconds, 0) * 1000)),
                                                       clientPingSeconds: min(max(config.clientPingSeconds, 1), 300),
                                                       typingInterval: .milliseconds(Int64(max(config.typingIntervalSeconds, 0) * 1000))),
-                                      metrics: metrics)
+                                      budget: budget, metrics: metrics)
         var dependencies = HTTPDependencies(
             accounts: accounts, friends: friends, chat: chat, stories: stories, quotes: quotes, echo: echo, calls: calls, publicBaseURL: publicBaseURL,
             maxAvatarBytes: config.maxAvatarBytes, maxUploadBytes: chatSettings.largestUpload, health: { await database.ping() })
@@ -222,6 +223,7 @@ public enum ParleyServer {
         }
         dependencies.trustedProxies = try TrustedProxies(config.trustedProxies)
         dependencies.realtimeAdmits = { gateway.acceptsAnotherConnection(of: $0) }
+        dependencies.budget = budget
         dependencies.webClient = webClient(config, logger: logger)
         let pushStore = PushStore(database: database)
         dependencies.push = PushSetup(store: pushStore, bundleID: config.push.isConfigured ? config.push.bundleID : nil)

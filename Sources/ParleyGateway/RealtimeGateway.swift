@@ -63,10 +63,14 @@ public struct RealtimeGateway: Sendable {
     public let departures = Departures()
     /// How many `typing` notices go out, shared by every socket on this node.
     let typing: TypingThrottle
+    /// What each user may ask of this node, HTTP and realtime together: the upgrade is a request,
+    /// and each command one more (`RealtimeSession.handle`).
+    let budget: RequestBudget
 
     public init(accounts: AccountService, events: EventLog, chat: ChatService, calls: CallService,
                 iceServers: ICEServerIssuer = .disabled, presence: PresenceService? = nil, settings: Settings = .init(),
-                metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
+                budget: RequestBudget = .unlimited, metrics: any MetricsFactory = NOOPMetricsHandler.instance) {
+        self.budget = budget
         self.typing = TypingThrottle(interval: settings.typingInterval, metrics: metrics)
         self.presence = presence
         self.iceServers = iceServers
@@ -107,8 +111,9 @@ public struct RealtimeGateway: Sendable {
         guard let (path, query) = Self.split(request.path), path == Self.path,
               let token = Self.token(headers: request.headerFields, query: query),
               let principal = try? await accounts.authenticate(accessToken: token),
-              acceptsAnotherConnection(of: principal.userID)
-        else { return .dontUpgrade }   // the router answers: 401, 429 too_many_connections, or 400 upgrade_required
+              acceptsAnotherConnection(of: principal.userID),
+              budget.take(principal.userID) == nil
+        else { return .dontUpgrade }   // the router answers: 401, 429 too_many_connections or rate_limited, or 400 upgrade_required
         var sessionLogger = logger
         sessionLogger[metadataKey: "user"] = "\(principal.userID)"
         let session = RealtimeSession(principal: principal, gateway: self, logger: sessionLogger)

@@ -59,12 +59,25 @@ struct RealtimeSession {
             group.addTask {
                 defer { mailbox.close() }
                 do {
+                    // Commands refused in a row for want of budget: a device that keeps sending
+                    // past them is not listening, and is let go.
+                    var refusedInARow = 0
                     for try await message in inbound.messages(maxSize: gateway.settings.maxFrameBytes) {
+                        let admitted: Bool
                         switch message {
                         case .text(let text):
-                            await handle(Array(text.utf8), mailbox: mailbox)
+                            admitted = await handle(Array(text.utf8), mailbox: mailbox)
                         case .binary:
-                            mailbox.offer(ServerFrame.failure(to: nil, ParleyError.badRequest("Frames are JSON text", code: "binary_not_supported")).text)
+                            admitted = admit(nil, mailbox: mailbox)
+                            if admitted {
+                                mailbox.offer(ServerFrame.failure(to: nil, ParleyError.badRequest("Frames are JSON text", code: "binary_not_supported")).text)
+                            }
+                        }
+                        refusedInARow = admitted ? 0 : refusedInARow + 1
+                        if refusedInARow >= Self.refusalsBeforeClose {
+                            logger.notice("realtime connection kept sending past its budget; closing it")
+                            try? await outbound.close(.policyViolation, reason: "too many commands: slow down")
+                            return
                         }
                     }
                 } catch {
@@ -86,14 +99,31 @@ struct RealtimeSession {
         }
     }
 
-    /// Answers one command frame. Never throws: every failure is a reply.
-    func handle(_ bytes: [UInt8], mailbox: Mailbox) async {
+    /// Commands refused in a row (`rate_limited`, the user's budget spent) before the socket is
+    /// closed with 1008: a device that honours the refusals waits and never comes near it.
+    static let refusalsBeforeClose = 200
+
+    /// Takes one of the user's budget (`RequestBudget`) for a frame: true when there was one,
+    /// else the frame is answered `rate_limited` (to `id`) and goes no further.
+    func admit(_ id: FrameID?, mailbox: Mailbox) -> Bool {
+        guard let wait = gateway.budget.take(principal.userID) else { return true }
+        mailbox.offer(ServerFrame.failure(to: id, .rateLimited(retryAfter: RequestBudget.seconds(wait))).text)
+        return false
+    }
+
+    /// Answers one command frame, if the user's budget admits it (false when it did not). Never
+    /// throws: every failure is a reply.
+    @discardableResult
+    func handle(_ bytes: [UInt8], mailbox: Mailbox) async -> Bool {
         let frame: CommandFrame
         switch CommandFrame.decode(bytes) {
-        case .success(let decoded): frame = decoded
+        case .success(let decoded):
+            guard admit(decoded.id, mailbox: mailbox) else { return false }
+            frame = decoded
         case .failure(let failure):
+            guard admit(failure.id, mailbox: mailbox) else { return false }
             mailbox.offer(ServerFrame.failure(to: failure.id, failure.error).text)
-            return
+            return true
         }
         // One span per command (a no-op unless tracing is configured); a call's later steps join
         // the trace its invite started (CallService).
@@ -123,6 +153,7 @@ struct RealtimeSession {
             logger.error("realtime command failed", metadata: ["command": "\(frame.command)", "error": "\(error)"])
             mailbox.offer(ServerFrame.failure(to: frame.id, ParleyError(.internalFailure, code: "internal_error", "Something went wrong on our side")).text)
         }
+        return true
     }
 
     /// Runs one command and gives its reply's text. A new message's reply is put together around

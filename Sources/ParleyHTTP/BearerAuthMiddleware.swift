@@ -5,11 +5,14 @@ import ParleyCore
 
 /// Admits requests with a valid `Authorization: Bearer <accessToken>` of an open session — or,
 /// where `queryTokenForReads` is set (pictures and media), a GET with `?token=<accessToken>`, for
-/// clients that load a URL without setting headers (AsyncImage, a plain AVPlayer URL).
+/// clients that load a URL without setting headers (AsyncImage, a plain AVPlayer URL). Each
+/// request admitted takes one of its user's `budget` (`429 rate_limited` with `Retry-After`
+/// when there is none left).
 struct BearerAuthMiddleware: RouterMiddleware {
     typealias Context = ParleyRequestContext
     let accounts: AccountService
     var queryTokenForReads = false
+    var budget = RequestBudget.unlimited
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let queryToken = queryTokenForReads && (request.method == .get || request.method == .head)
@@ -17,6 +20,7 @@ struct BearerAuthMiddleware: RouterMiddleware {
         guard let token = request.bearerToken ?? queryToken else { throw ParleyError.unauthenticated }
         var context = context
         context.principal = try await accounts.authenticate(accessToken: token)
+        try budget.admit(context.principal!.userID)
         context.logger[metadataKey: "user"] = "\(context.principal!.userID)"
         return try await next(request, context)
     }

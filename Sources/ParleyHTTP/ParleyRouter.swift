@@ -31,6 +31,9 @@ public struct HTTPDependencies: Sendable {
     /// Whether a user may open another realtime socket (the gateway's per-user bound), for the
     /// answer to a `GET /v1/realtime` that was not upgraded.
     public var realtimeAdmits: @Sendable (UserID) -> Bool = { _ in true }
+    /// What each user may ask of this node, all authenticated requests and realtime commands
+    /// together (the gateway's budget, the same object).
+    public var budget = RequestBudget.unlimited
     /// TURN servers and credentials for `GET /v1/calls/ice-servers`; none unless set.
     public var iceServers = ICEServerIssuer.disabled
     /// Device tokens and notification settings; registration refused unless APNs is configured.
@@ -75,8 +78,8 @@ public enum ParleyRouter {
         router.middlewares.add(ClientAddressMiddleware(trusted: deps.trustedProxies))
         router.middlewares.add(NulInAddressMiddleware())
         let users = UserPresenter(publicBaseURL: deps.publicBaseURL, relationships: deps.friends, presence: deps.presence)
-        let auth = BearerAuthMiddleware(accounts: deps.accounts)
-        let mediaAuth = BearerAuthMiddleware(accounts: deps.accounts, queryTokenForReads: true)
+        let auth = BearerAuthMiddleware(accounts: deps.accounts, budget: deps.budget)
+        let mediaAuth = BearerAuthMiddleware(accounts: deps.accounts, queryTokenForReads: true, budget: deps.budget)
 
         router.get("health") { _, _ -> Response in
             await deps.health() ? Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: #"{"status":"ok"}"#)))
@@ -99,6 +102,7 @@ public enum ParleyRouter {
             guard let token = request.bearerToken ?? request.uri.queryParameters["token"].map(String.init),
                   let principal = try? await deps.accounts.authenticate(accessToken: token)
             else { throw ParleyError.unauthenticated }
+            try deps.budget.admit(principal.userID)
             guard deps.realtimeAdmits(principal.userID) else {
                 throw ParleyError(.rateLimited, code: "too_many_connections",
                                   "This account has as many realtime connections open as it may; close one first")

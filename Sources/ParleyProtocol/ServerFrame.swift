@@ -98,7 +98,7 @@ public enum ServerFrame: Sendable {
         }
     }
 
-    enum Key: String, CodingKey { case type, seq, replyTo, ok, error, code, message }
+    enum Key: String, CodingKey { case type, seq, replyTo, ok, error, code, message, retryAfter }
 
     /// Writes the envelope's keys and the payload's fields into one JSON object.
     struct Encoded: Encodable {
@@ -121,6 +121,8 @@ public enum ServerFrame: Sendable {
                 var body = container.nestedContainer(keyedBy: Key.self, forKey: .error)
                 try body.encode(error.code, forKey: .code)
                 try body.encode(error.message, forKey: .message)
+                // A refusal for now (`rate_limited`): the seconds to wait, as REST's `Retry-After`.
+                try body.encodeIfPresent(error.retryAfter, forKey: .retryAfter)
             case .hello(let hello):
                 try container.encode("hello", forKey: .type)
                 try hello.encode(to: encoder)

@@ -61,6 +61,15 @@ import Testing
         #expect(reply.contains(#""ok":false"#) && reply.contains(#""code":"\#(code)""#))
     }
 
+    /// A refusal for now carries the seconds to wait, as REST's `Retry-After`; other errors do not.
+    @Test func aRateLimitedReplyCarriesItsWait() throws {
+        let limited = ServerFrame.failure(to: .integer(7), .rateLimited(retryAfter: 3)).text
+        let error = try #require((try JSONSerialization.jsonObject(with: Data(limited.utf8)) as? [String: Any])?["error"] as? [String: Any])
+        #expect(error["code"] as? String == "rate_limited" && error["retryAfter"] as? Int == 3, "\(limited)")
+        let other = ServerFrame.failure(to: .integer(7), .badRequest("no", code: "invalid_field")).text
+        #expect(!other.contains("retryAfter"), "\(other)")
+    }
+
     /// `\u0000` is the NUL; an escaped backslash before `u0000` is not, nor is a `\u` of another
     /// character.
     @Test func onlyTheNulEscapeIsRefused() {
