@@ -59,26 +59,22 @@ struct RealtimeSession {
             group.addTask {
                 defer { mailbox.close() }
                 do {
-                    // Commands refused in a row for want of budget: a device that keeps sending
-                    // past them is not listening, and is let go.
-                    var refusedInARow = 0
                     for try await message in inbound.messages(maxSize: gateway.settings.maxFrameBytes) {
-                        let admitted: Bool
+                        let refused: Duration?
                         switch message {
                         case .text(let text):
-                            admitted = await handle(Array(text.utf8), mailbox: mailbox)
+                            refused = await handle(Array(text.utf8), mailbox: mailbox)
                         case .binary:
-                            admitted = admit(nil, mailbox: mailbox)
-                            if admitted {
+                            refused = admit(nil, mailbox: mailbox)
+                            if refused == nil {
                                 mailbox.offer(ServerFrame.failure(to: nil, ParleyError.badRequest("Frames are JSON text", code: "binary_not_supported")).text)
                             }
                         }
-                        refusedInARow = admitted ? 0 : refusedInARow + 1
-                        if refusedInARow >= Self.refusalsBeforeClose {
-                            logger.notice("realtime connection kept sending past its budget; closing it")
-                            try? await outbound.close(.policyViolation, reason: "too many commands: slow down")
-                            return
-                        }
+                        // Past the user's budget this socket reads nothing more for the
+                        // `retryAfter` its refusal said (whole seconds: one refusal a second at
+                        // most, however many frames a flooding device sends meanwhile — they
+                        // wait, unread, in the connection, and then hold its writes).
+                        if let refused { await Self.pause(.seconds(RequestBudget.seconds(refused)), while: channel) }
                     }
                 } catch {
                     logger.info("realtime connection closed on bad input", metadata: ["error": "\(error)"])
@@ -99,31 +95,37 @@ struct RealtimeSession {
         }
     }
 
-    /// Commands refused in a row (`rate_limited`, the user's budget spent) before the socket is
-    /// closed with 1008: a device that honours the refusals waits and never comes near it.
-    static let refusalsBeforeClose = 200
-
-    /// Takes one of the user's budget (`RequestBudget`) for a frame: true when there was one,
-    /// else the frame is answered `rate_limited` (to `id`) and goes no further.
-    func admit(_ id: FrameID?, mailbox: Mailbox) -> Bool {
-        guard let wait = gateway.budget.take(principal.userID) else { return true }
-        mailbox.offer(ServerFrame.failure(to: id, .rateLimited(retryAfter: RequestBudget.seconds(wait))).text)
-        return false
+    /// Waits `wait`, or until the connection goes: a socket that reads nothing meanwhile still
+    /// notices its device leaving (and lets the user go offline) within a twentieth of a second.
+    static func pause(_ wait: Duration, while channel: any Channel) async {
+        let end = ContinuousClock.now + wait
+        while channel.isActive, !Task.isCancelled, ContinuousClock.now < end {
+            try? await Task.sleep(for: min(.milliseconds(50), end - .now))
+        }
     }
 
-    /// Answers one command frame, if the user's budget admits it (false when it did not). Never
-    /// throws: every failure is a reply.
+    /// Takes one of the user's budget (`RequestBudget`) for a frame: nil when there was one, else
+    /// the frame is answered `rate_limited` (to `id`), goes no further, and the wait until the
+    /// next share is given back.
+    func admit(_ id: FrameID?, mailbox: Mailbox) -> Duration? {
+        guard let wait = gateway.budget.take(principal.userID) else { return nil }
+        mailbox.offer(ServerFrame.failure(to: id, .rateLimited(retryAfter: RequestBudget.seconds(wait))).text)
+        return wait
+    }
+
+    /// Answers one command frame if the user's budget admits it; when it does not, the wait
+    /// until it would (`admit`). Never throws: every failure is a reply.
     @discardableResult
-    func handle(_ bytes: [UInt8], mailbox: Mailbox) async -> Bool {
+    func handle(_ bytes: [UInt8], mailbox: Mailbox) async -> Duration? {
         let frame: CommandFrame
         switch CommandFrame.decode(bytes) {
         case .success(let decoded):
-            guard admit(decoded.id, mailbox: mailbox) else { return false }
+            if let wait = admit(decoded.id, mailbox: mailbox) { return wait }
             frame = decoded
         case .failure(let failure):
-            guard admit(failure.id, mailbox: mailbox) else { return false }
+            if let wait = admit(failure.id, mailbox: mailbox) { return wait }
             mailbox.offer(ServerFrame.failure(to: failure.id, failure.error).text)
-            return true
+            return nil
         }
         // One span per command (a no-op unless tracing is configured); a call's later steps join
         // the trace its invite started (CallService).
@@ -153,7 +155,7 @@ struct RealtimeSession {
             logger.error("realtime command failed", metadata: ["command": "\(frame.command)", "error": "\(error)"])
             mailbox.offer(ServerFrame.failure(to: frame.id, ParleyError(.internalFailure, code: "internal_error", "Something went wrong on our side")).text)
         }
-        return true
+        return nil
     }
 
     /// Runs one command and gives its reply's text. A new message's reply is put together around

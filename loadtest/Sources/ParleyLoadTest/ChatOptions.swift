@@ -12,6 +12,9 @@ public struct ChatOptions: Sendable {
     public var groupShare = 0.5
     /// How long to wait after the last send for replies and deliveries still on their way.
     public var drain: Duration = .seconds(10)
+    /// Sockets of one more user who floods the node with read receipts while the chat runs
+    /// (`ChatFlooder`); 0: none.
+    public var flooderSockets = 0
 
     public init() {}
 }

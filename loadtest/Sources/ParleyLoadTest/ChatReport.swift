@@ -34,6 +34,8 @@ public struct ChatReport: Sendable, Codable {
     /// The watched processes beside the servers (`--watch`: the database), in percent of one core.
     public var processes: [WatchedProcess]
     public var timeline: [TimelinePoint]
+    /// What the flooding user (`--flooder-sockets`) sent and got, if there was one.
+    var flooder: ChatFlooder.Figures?
 
     public struct Node: Sendable, Codable {
         public var server: String
@@ -49,7 +51,8 @@ public struct ChatReport: Sendable, Codable {
 
     init(options: ChatOptions, users: Int, privateDialogs: Int, groupDialogs: Int, snapshot: ChatCollector.Snapshot,
          start: ContinuousClock.Instant, sendingSeconds: Double, timeline: ChatTimeline, nodes servers: [String] = [],
-         watched: [String] = [], settledSeconds: Double? = nil) {
+         watched: [String] = [], settledSeconds: Double? = nil, flooder: ChatFlooder.Figures? = nil) {
+        self.flooder = flooder
         self.users = users
         self.privateDialogs = privateDialogs
         self.groupDialogs = groupDialogs
@@ -111,6 +114,11 @@ public struct ChatReport: Sendable, Codable {
             lines.append("  \((process.name + " CPU").padding(toLength: 28, withPad: " ", startingAt: 0)) \(process.cpuPercent.map { "\($0.fixed(1)) % of a core" } ?? "-")")
         }
         if let generatorCPUPercent { lines.append("  generator CPU                \(generatorCPUPercent.fixed(1)) % of a core") }
+        if let flooder {
+            lines.append("  flooder (\(flooder.sockets) sockets)          \(flooder.sent) read receipts sent: \(flooder.answered) answered, "
+                + "\(flooder.refused) rate_limited, \(flooder.otherErrors) other errors; \(flooder.closedByServer) sockets closed by the server, "
+                + "\(flooder.openingsRefused) openings refused")
+        }
         return lines.joined(separator: "\n")
     }
 }

@@ -59,10 +59,16 @@ public struct ChatScenario: Sendable {
         progress.note(settled.map { "connections settled after \(Int($0.seconds * 1000)) ms (no event for 500 ms); sending…" }
                       ?? "events still arriving 30 s after connecting; sending anyway…")
 
+        let flooder = options.flooderSockets > 0 ? ChatFlooder(api: api, sockets: options.flooderSockets) : nil
+        let floodTarget = try await flooder?.prepare(prefix: prefix)
+        if let flooder { progress.note("one more user floods from \(options.flooderSockets) sockets while the chat runs…") }
+
         let start = ContinuousClock.now
         let end = start + options.duration
         let sampler = Task { await sample(collector, start: start, until: end + options.drain, progress: showProgress ? progress : nil) }
+        let flooding = Task { if let flooder, let floodTarget { await flooder.run(floodTarget, until: end) } }
         await sendAll(connections: connections, dialogs: dialogs, collector: collector, start: start, end: end)
+        await flooding.value
         // Let replies and deliveries still on their way arrive.
         let drainEnd = ContinuousClock.now + options.drain
         while ContinuousClock.now < drainEnd {
@@ -77,7 +83,8 @@ public struct ChatScenario: Sendable {
         let groups = Set(dialogs.compactMap { $0.group?.id }).count
         return ChatReport(options: options, users: users.count, privateDialogs: privateCount, groupDialogs: groups,
                           snapshot: collector.snapshot, start: start, sendingSeconds: options.duration.seconds, timeline: timeline,
-                          nodes: nodes.map(\.baseURL), watched: watched.map(\.name), settledSeconds: settled?.seconds)
+                          nodes: nodes.map(\.baseURL), watched: watched.map(\.name), settledSeconds: settled?.seconds,
+                          flooder: flooder?.snapshot)
     }
 
     /// Per user: its private dialog (with its pair) and its group dialog, if any.

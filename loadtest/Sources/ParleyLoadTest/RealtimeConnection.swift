@@ -150,6 +150,9 @@ public final class RealtimeConnection: Sendable {
         }
     }
 
+    /// Whether the socket has closed (either side) or never opened.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
     /// Closes the socket: a close frame after what was written before, then the server's answer
     /// closes the channel, and with it anything still waiting fails with ``Failure/closed``.
     public func close() {

@@ -229,6 +229,9 @@ struct ChatCommand: AsyncParsableCommand {
     @Option(help: "Share of messages sent to group dialogs (0…1).")
     var groupShare = 0.5
 
+    @Option(help: "Sockets of one more user who floods the node with read receipts while the chat runs (0: none).")
+    var flooderSockets = 0
+
     @Option(name: .customLong("node"), help: ArgumentHelp(
         "Another node of the same installation (one PostgreSQL), by base URL; repeat for more.",
         discussion: "User i connects to node i % N, --server being the first, so most dialogs cross nodes; users are seeded and dialogs opened through --server."))
@@ -253,6 +256,7 @@ struct ChatCommand: AsyncParsableCommand {
         options.duration = .seconds(duration)
         options.groupSize = groupSize
         options.groupShare = groupShare
+        options.flooderSockets = flooderSockets
         let report = try await ChatScenario(api: api, options: options, otherNodes: others, watched: watched).run()
         print(report.table)
         let files = try server.write(report, chart: report.chart, name: "chat")
