@@ -14,11 +14,24 @@ import Synchronization
 /// the same as one never seen, so sweeps drop them and memory stays bounded by the users active
 /// within `burst / perSecond` seconds.
 public final class RequestBudget: Sendable {
-    /// One user's bucket: the tokens it had at `at`.
+    /// One user's bucket: the tokens it had at `at`, and when a refusal of theirs was last told
+    /// (`Refusal.isToBeTold`).
     struct Bucket {
         var tokens: Double
         var at: ContinuousClock.Instant
+        var toldAt: ContinuousClock.Instant? = nil
     }
+
+    /// A refusal: how long until the user's next token, and whether it is the first in
+    /// `tellEvery` (the one the caller logs, naming the user: operators see who floods, once a
+    /// minute, not every refusal).
+    public struct Refusal: Sendable, Equatable {
+        public var wait: Duration
+        public var isToBeTold: Bool
+    }
+
+    /// At most one refusal a user in this long is to be told.
+    public static let tellEvery: Duration = .seconds(60)
 
     struct Buckets {
         var byUser: [UserID: Bucket] = [:]
@@ -50,18 +63,27 @@ public final class RequestBudget: Sendable {
     /// Takes one of `user`'s tokens: nil when there was one (the act may go), else how long until
     /// there is (nothing taken).
     public func take(_ user: UserID, now: ContinuousClock.Instant = .now) -> Duration? {
+        taking(user, now: now)?.wait
+    }
+
+    /// `take`, saying also whether this refusal is the one in `tellEvery` to be logged.
+    public func taking(_ user: UserID, now: ContinuousClock.Instant = .now) -> Refusal? {
         guard perSecond > 0 else { return nil }
-        let wait = buckets.withLock { buckets -> Double? in
+        let refusal = buckets.withLock { buckets -> (wait: Double, told: Bool)? in
             if buckets.byUser.count >= buckets.nextSweep { sweep(&buckets, now: now) }
             var bucket = buckets.byUser[user].map { refilled($0, now: now) } ?? Bucket(tokens: burst, at: now)
             defer { buckets.byUser[user] = bucket }
-            guard bucket.tokens >= 1 else { return (1 - bucket.tokens) / perSecond }
+            guard bucket.tokens >= 1 else {
+                let told = bucket.toldAt.map { now - $0 >= Self.tellEvery } ?? true
+                if told { bucket.toldAt = now }
+                return ((1 - bucket.tokens) / perSecond, told)
+            }
             bucket.tokens -= 1
             return nil
         }
-        guard let wait else { return nil }
+        guard let refusal else { return nil }
         refused?.increment()
-        return .milliseconds(Int64((wait * 1000).rounded(.up)))
+        return Refusal(wait: .milliseconds(Int64((refusal.wait * 1000).rounded(.up))), isToBeTold: refusal.told)
     }
 
     /// `take`, throwing `429 rate_limited` with the whole seconds to wait (at least 1).
@@ -78,14 +100,16 @@ public final class RequestBudget: Sendable {
     private func refilled(_ bucket: Bucket, now: ContinuousClock.Instant) -> Bucket {
         guard now > bucket.at else { return bucket }
         let elapsed = Double((now - bucket.at).components.seconds) + Double((now - bucket.at).components.attoseconds) * 1e-18
-        return Bucket(tokens: min(burst, bucket.tokens + elapsed * perSecond), at: now)
+        return Bucket(tokens: min(burst, bucket.tokens + elapsed * perSecond), at: now, toldAt: bucket.toldAt)
     }
 
     /// Drops the users whose bucket is full again; the next sweep waits until twice as many are
     /// held as are left (under a flood of users all still spending, a sweep per act would scan
     /// them all every time).
     private func sweep(_ buckets: inout Buckets, now: ContinuousClock.Instant) {
-        buckets.byUser = buckets.byUser.filter { _, bucket in refilled(bucket, now: now).tokens < burst }
+        buckets.byUser = buckets.byUser.filter { _, bucket in
+            refilled(bucket, now: now).tokens < burst || bucket.toldAt.map { now - $0 < Self.tellEvery } == true
+        }
         buckets.nextSweep = max(Self.sweepAt, buckets.byUser.count * 2)
     }
 

@@ -108,9 +108,13 @@ struct RealtimeSession {
     /// the frame is answered `rate_limited` (to `id`), goes no further, and the wait until the
     /// next share is given back.
     func admit(_ id: FrameID?, mailbox: Mailbox) -> Duration? {
-        guard let wait = gateway.budget.take(principal.userID) else { return nil }
-        mailbox.offer(ServerFrame.failure(to: id, .rateLimited(retryAfter: RequestBudget.seconds(wait))).text)
-        return wait
+        guard let refusal = gateway.budget.taking(principal.userID) else { return nil }
+        let retryAfter = RequestBudget.seconds(refusal.wait)
+        if refusal.isToBeTold {
+            logger.notice("a user passed their request budget; refusing (told once a minute)", metadata: ["retryAfter": "\(retryAfter)"])
+        }
+        mailbox.offer(ServerFrame.failure(to: id, .rateLimited(retryAfter: retryAfter)).text)
+        return refusal.wait
     }
 
     /// Answers one command frame if the user's budget admits it; when it does not, the wait

@@ -20,8 +20,14 @@ struct BearerAuthMiddleware: RouterMiddleware {
         guard let token = request.bearerToken ?? queryToken else { throw ParleyError.unauthenticated }
         var context = context
         context.principal = try await accounts.authenticate(accessToken: token)
-        try budget.admit(context.principal!.userID)
         context.logger[metadataKey: "user"] = "\(context.principal!.userID)"
+        if let refusal = budget.taking(context.principal!.userID) {
+            let retryAfter = RequestBudget.seconds(refusal.wait)
+            if refusal.isToBeTold {
+                context.logger.notice("a user passed their request budget; refusing (told once a minute)", metadata: ["retryAfter": "\(retryAfter)"])
+            }
+            throw ParleyError.rateLimited(retryAfter: retryAfter)
+        }
         return try await next(request, context)
     }
 }

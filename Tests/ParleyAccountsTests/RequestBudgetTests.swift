@@ -69,3 +69,21 @@ import Testing
         #expect(budget.take(ann, now: later) != nil, "Ann's spent bucket was kept, not forgotten")
     }
 }
+
+extension RequestBudgetTests {
+    @Test("one refusal of a user a minute is to be told (logged), the rest are not; each user apart")
+    func oneRefusalAMinuteIsTold() {
+        let budget = RequestBudget(perSecond: 1, burst: 1)
+        let start = ContinuousClock.now
+        #expect(budget.taking(ann, now: start) == nil)
+        #expect(budget.taking(ann, now: start)?.isToBeTold == true)
+        #expect(budget.taking(ann, now: start + .milliseconds(500))?.isToBeTold == false)
+        #expect(budget.taking(bo, now: start) == nil)
+        #expect(budget.taking(bo, now: start)?.isToBeTold == true, "Bo's first refusal is told, whatever Ann's")
+        // Admitted now and then, refused between: still told only once a minute.
+        #expect(budget.taking(ann, now: start + .seconds(2)) == nil)
+        #expect(budget.taking(ann, now: start + .seconds(2))?.isToBeTold == false)
+        #expect(budget.taking(ann, now: start + .seconds(61))?.isToBeTold == nil, "a token had come")
+        #expect(budget.taking(ann, now: start + .seconds(61))?.isToBeTold == true)
+    }
+}
