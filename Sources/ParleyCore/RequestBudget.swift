@@ -99,7 +99,7 @@ public final class RequestBudget: Sendable {
 
     private func refilled(_ bucket: Bucket, now: ContinuousClock.Instant) -> Bucket {
         guard now > bucket.at else { return bucket }
-        let elapsed = Double((now - bucket.at).components.seconds) + Double((now - bucket.at).components.attoseconds) * 1e-18
+        let elapsed = (now - bucket.at) / .seconds(1)
         return Bucket(tokens: min(burst, bucket.tokens + elapsed * perSecond), at: now, toldAt: bucket.toldAt)
     }
 
